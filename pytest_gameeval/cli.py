@@ -1,0 +1,35 @@
+"""The `gameeval` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pytest_gameeval.engine.errors import GameEvalError
+
+
+def _serve_local(argv: list[str]) -> int:
+    from pytest_gameeval.local_server import serve_local_main
+
+    return serve_local_main(argv)
+
+
+COMMANDS = {
+    "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="gameeval", description="pytest-gameeval commands")
+    parser.add_argument("command", choices=sorted(COMMANDS), help="; ".join(f"{k}: {v[1]}" for k, v in COMMANDS.items()))
+    args, rest = parser.parse_known_args(argv[:1])
+    try:
+        return COMMANDS[args.command][0](argv[1:] + rest)
+    except GameEvalError as e:
+        print(f"gameeval: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""Loading our versioned data files, with one clear error naming the file and line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pytest_gameeval.engine.errors import GameEvalError
+
+
+def datasets_dir() -> Path:
+    """`$GAMEEVAL_DATASETS`, else the repository's `datasets/` beside the package."""
+    env = os.environ.get("GAMEEVAL_DATASETS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "datasets"
+
+
+def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]]) -> list[dict[str, Any]]:
+    """Rows of a JSON Lines file, each checked for the `required` keys and their types."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise GameEvalError(f"{path}: cannot read data file ({e.strerror or e})") from None
+    rows: list[dict[str, Any]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise GameEvalError(f"{path}:{lineno}: malformed JSON ({e.msg})") from None
+        if not isinstance(row, dict):
+            raise GameEvalError(f"{path}:{lineno}: expected a JSON object")
+        for key, typ in required.items():
+            if key not in row:
+                raise GameEvalError(f"{path}:{lineno}: missing key {key!r}")
+            if not isinstance(row[key], typ):
+                raise GameEvalError(f"{path}:{lineno}: key {key!r} has the wrong type")
+        rows.append(row)
+    if not rows:
+        raise GameEvalError(f"{path}: no rows")
+    return rows
+
+
+def load_json(path: str | Path) -> Any:
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise GameEvalError(f"{path}: cannot read data file ({e.strerror or e})") from None
+    except json.JSONDecodeError as e:
+        raise GameEvalError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None

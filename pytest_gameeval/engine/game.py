@@ -1,0 +1,107 @@
+"""The game-agnostic state machine every game implements. Rules never call a model."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pytest_gameeval.engine.events import (
+    ACTION, FAILURE, HOST, HOST_MSG, JUDGEMENT, REFEREE_ONLY, SPEECH, Event,
+)
+
+# The three failure kinds, never mixed (see DESIGN.md principle 4).
+FORMAT_ERROR = "format"
+RULE_VIOLATION = "rule"
+CHAT_ERROR = "chat"
+FAILURE_KINDS = (FORMAT_ERROR, RULE_VIOLATION, CHAT_ERROR)
+
+
+@dataclass
+class Seat:
+    name: str  # what others call it: "Player 3", "questioner"
+    role: str  # its role in the rules: "spy", "answerer"
+    private: dict[str, Any] = field(default_factory=dict)  # what only this seat knows
+
+
+@dataclass
+class Turn:
+    """A request to one seat: what to ask it and how to read its reply.
+
+    `parse` returns the action or raises ParseError (format) / RuleViolation (rule).
+    """
+
+    seat: str
+    action: str
+    instruction: str | None
+    parse: Callable[[str], Any]
+    retries: int = 2
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    label: str  # the game's outcome class, e.g. "ST", "spy_win"
+    winner: str | None = None  # a seat, role or camp; None for cooperative games
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Game:
+    """Base for a game's rules. Subclasses implement the abstract methods below."""
+
+    name = "game"
+
+    def __init__(self, seats: list[Seat], rng: random.Random, options: dict[str, Any]):
+        self.seats = {s.name: s for s in seats}
+        self.rng = rng
+        self.options = options
+        self.events: list[Event] = []
+        self.round = 0
+        self.outcome: Outcome | None = None
+
+    # -- what the engine asks of every game -------------------------------------------
+    def system_prompt(self, seat: str) -> str:
+        raise NotImplementedError
+
+    def pending(self) -> list[Turn]:
+        """The turns to play now. Several turns are asked at once (secret simultaneous moves)."""
+        raise NotImplementedError
+
+    def apply(self, turn: Turn, text: str, action: Any) -> None:
+        """Apply a parsed, validated action."""
+        raise NotImplementedError
+
+    def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
+        """The game's rule for a seat that produced no legal reply (or whose call failed)."""
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+    def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        self.outcome = Outcome(label, winner, details)
+        self.host(f"The game is over: {label}" + (f", {winner} wins." if winner else "."), kind=JUDGEMENT, to=REFEREE_ONLY)
+
+    # -- helpers for rules ------------------------------------------------------------
+    def log(self, event: Event) -> Event:
+        self.events.append(event)
+        return event
+
+    def host(self, text: str, *, to: tuple[str, ...] | None = None, kind: str = HOST_MSG, **data: Any) -> Event:
+        return self.log(Event(kind, text, HOST, to, self.round, data))
+
+    def say(self, seat: str, text: str, *, to: tuple[str, ...] | None = None, **data: Any) -> Event:
+        """A seat's public words, always attributed to it."""
+        return self.log(Event(SPEECH, text, seat, to, self.round, data))
+
+    def judge(self, text: str, **data: Any) -> Event:
+        """The host's private judgement, kept in the record only."""
+        return self.log(Event(JUDGEMENT, text, HOST, REFEREE_ONLY, self.round, data))
+
+    def act(self, seat: str, text: str, **data: Any) -> Event:
+        """A validated action, kept in the record only (games announce what they must)."""
+        return self.log(Event(ACTION, text, seat, REFEREE_ONLY, self.round, data))
+
+    def failures(self) -> list[Event]:
+        return [e for e in self.events if e.kind == FAILURE]

@@ -1,0 +1,67 @@
+"""GameRecord: everything a metric needs, JSON-serialisable, written with jsonlines."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonlines
+
+from pytest_gameeval.engine.events import Event
+
+RECORD_SCHEMA = 1
+
+
+@dataclass
+class GameRecord:
+    game: str
+    instance_id: str
+    seed: int
+    epoch: int
+    options: dict[str, Any]
+    seats: list[dict[str, Any]]  # name, role, model, private
+    events: list[Event]
+    outcome: dict[str, Any]  # label, winner, details
+    failures: dict[str, dict[str, int]]  # seat -> format/rule/chat/forfeit counts
+    usage: dict[str, dict[str, int]]  # seat -> input_tokens/output_tokens/calls
+    schema: int = RECORD_SCHEMA
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.outcome["label"]
+
+    def seat(self, name: str) -> dict[str, Any]:
+        return next(s for s in self.seats if s["name"] == name)
+
+    def seats_with_role(self, role: str) -> list[dict[str, Any]]:
+        return [s for s in self.seats if s["role"] == role]
+
+    def failure_totals(self) -> dict[str, int]:
+        totals: dict[str, int] = {}
+        for counts in self.failures.values():
+            for kind, n in counts.items():
+                totals[kind] = totals.get(kind, 0) + n
+        return totals
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["events"] = [e.to_dict() for e in self.events]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
+        d = dict(d)
+        d["events"] = [Event.from_dict(e) for e in d["events"]]
+        return cls(**d)
+
+
+def write_records(path: str | Path, records: Iterable[GameRecord]) -> None:
+    with jsonlines.open(path, mode="w") as writer:
+        writer.write_all(r.to_dict() for r in records)
+
+
+def read_records(path: str | Path) -> list[GameRecord]:
+    with jsonlines.open(path) as reader:
+        return [GameRecord.from_dict(d) for d in reader]

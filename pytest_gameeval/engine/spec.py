@@ -1,0 +1,131 @@
+"""GameSpec: what a front end needs to know about a game, and nothing about models.
+
+A front end (inspect task, pytest item) asks a spec for its rows, builds a game for one
+row and epoch, binds each seat to a model role, plays it, and scores the record.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.game import Game
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.rng import game_rng
+from pytest_gameeval.engine.views import PROMPT_STYLES
+
+EVALUATED = "evaluated"  # the model role of the model under evaluation
+
+
+@dataclass(frozen=True)
+class Option:
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+    kind: type | None = None  # int, float, bool, str, list; inferred from default if None
+
+
+@dataclass
+class Row:
+    id: str
+    data: dict[str, Any]
+
+
+def _coerce(name: str, value: Any, opt: Option) -> Any:
+    kind = opt.kind or type(opt.default)
+    if value is None:
+        return None
+    try:
+        if kind is bool:
+            if isinstance(value, str):
+                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                value = value.lower() in ("true", "1", "yes")
+            value = bool(value)
+        elif kind is list:
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            value = list(value)
+        elif kind in (int, float, str):
+            value = kind(value)
+    except (TypeError, ValueError):
+        raise GameEvalError(f"task argument {name}={value!r} must be of type {kind.__name__}") from None
+    if opt.choices is not None and value not in opt.choices:
+        raise GameEvalError(f"task argument {name}={value!r}: choose from {', '.join(map(str, opt.choices))}")
+    return value
+
+
+COMMON_OPTIONS = {
+    "seed": Option(0, "base seed; each game's seed derives from (game, row, epoch, seed)"),
+    "style": Option("chat", "prompt style: role-based chat messages or one flat text prompt", PROMPT_STYLES),
+    "limit": Option(0, "play only the first N rows (0: all)"),
+    "shuffle": Option(False, "shuffle rows with the seed before limiting"),
+}
+
+
+class GameSpec:
+    """Subclass per game: set the class attributes and implement the methods."""
+
+    name: str = ""
+    title: str = ""
+    options: dict[str, Option] = {}
+    # model role bound to each game role; EVALUATED is the model under evaluation
+    model_roles: dict[str, str] = {}
+    outcome_labels: tuple[str, ...] = ()  # one-hot rates in every score
+    mean_keys: tuple[str, ...] = ()  # other numeric score keys (NaN where undefined)
+
+    # -- options -----------------------------------------------------------------
+    def all_options(self) -> dict[str, Option]:
+        return {**COMMON_OPTIONS, **self.options}
+
+    def parse_options(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        known = self.all_options()
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise GameEvalError(f"unknown task argument(s) {', '.join(unknown)} for {self.name}; known: {', '.join(sorted(known))}")
+        return {k: _coerce(k, given[k], o) if k in given else o.default for k, o in known.items()}
+
+    # -- data and games --------------------------------------------------------------
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        raise NotImplementedError
+
+    def select_rows(self, options: dict[str, Any]) -> list[Row]:
+        rows = self.rows(options)
+        if options.get("shuffle"):
+            random.Random(options["seed"]).shuffle(rows)
+        if options.get("limit"):
+            rows = rows[: options["limit"]]
+        return rows
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> Game:
+        raise NotImplementedError
+
+    def setup(self, row: Row, epoch: int, options: dict[str, Any]) -> tuple[Game, int]:
+        seed, rng = game_rng(self.name, row.id, epoch, options["seed"])
+        return self.new_game(row, rng, options), seed
+
+    def seat_model_roles(self, game: Game) -> dict[str, str]:
+        """Seat name -> model role ("evaluated", "answerer", ...)."""
+        return {name: self.model_roles.get(seat.role, EVALUATED) for name, seat in game.seats.items()}
+
+    def case_key(self, row: Row, options: dict[str, Any]) -> str:
+        """A readable id of a case without its trial, e.g. "hard-apple"."""
+        return row.id
+
+    def case_id(self, row: Row, options: dict[str, Any], epoch: int) -> str:
+        return f"{self.case_key(row, options)}-t{epoch}"
+
+    # -- scripted players ---------------------------------------------------------------
+    scripted: dict[str, Callable[..., Any]] = {}  # strength name -> factory(seat, seed)
+
+    # -- metrics --------------------------------------------------------------------
+    def score(self, record: GameRecord) -> dict[str, float]:
+        """Numeric per-game values (one-hot outcomes etc.) for inspect's scorer."""
+        raise NotImplementedError
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        """Metrics over many records, every one with a confidence interval."""
+        raise NotImplementedError

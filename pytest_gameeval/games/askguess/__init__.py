@@ -1,0 +1,57 @@
+"""Ask-Guess (GameEval, Qiao et al. 2023 §3.1)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
+from pytest_gameeval.games.askguess.rules import OUTCOMES, AskGuessGame
+from pytest_gameeval.games.askguess.scripted import POLICIES
+from pytest_gameeval.metrics import askguess as metrics
+
+
+class AskGuessSpec(GameSpec):
+    name = "askguess"
+    title = "Ask-Guess"
+    options = {
+        "mode": Option("hard", "easy: the answerer first describes the word; hard: no description", ("easy", "hard")),
+        "max_rounds": Option(30, "question-answer rounds before RLE"),
+        "words": Option(None, "only these labels (comma-separated)", kind=list),
+        "cot": Option(False, 'replies as chain-of-thought JSON {"thought", "speak"}'),
+    }
+    model_roles = {"questioner": EVALUATED, "answerer": "answerer"}
+    outcome_labels = OUTCOMES
+    mean_keys = ("rounds", "rounds_st", "missed_guesses")
+    scripted = POLICIES
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        data = load_jsonl(datasets_dir() / "askguess" / "cifar100.jsonl", {"label": str, "aliases": list, "homograph": bool})
+        rows = [Row(d["label"], d) for d in data]
+        if options.get("words"):
+            wanted = [w.strip().replace(" ", "_") for w in options["words"]]
+            unknown = sorted(set(wanted) - {r.id for r in rows})
+            if unknown:
+                raise GameEvalError(f"askguess: unknown word(s) {', '.join(unknown)}")
+            rows = [r for r in rows if r.id in wanted]
+        return rows
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AskGuessGame:
+        if options["max_rounds"] < 1:
+            raise GameEvalError("askguess: max_rounds must be at least 1")
+        return AskGuessGame(row.data, rng, options)
+
+    def case_key(self, row: Row, options: dict[str, Any]) -> str:
+        return f"{options['mode']}-{row.id}"
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return metrics.score(record)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return metrics.summarize(records)
+
+
+SPEC = AskGuessSpec()

@@ -1,0 +1,126 @@
+"""Ask-Guess rules (GameEval §3.1): a state machine that never calls a model.
+
+Outcomes, exactly one per game: ST (gameover after a correct guess), EE (gameover though the
+word was not guessed), RLE (the round limit passed), AME (the answerer's spoken text
+contained the word), CE (a model call failed after retries).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
+from pytest_gameeval.engine.matching import WordMatcher
+from pytest_gameeval.engine.parsing import parse_cot, plain_text
+from pytest_gameeval.games.askguess import prompts
+from pytest_gameeval.games.askguess.prompts import ANSWERER, QUESTIONER
+
+OUTCOMES = ("ST", "EE", "RLE", "AME", "CE")
+_GAMEOVER = re.compile(r"\bgame\s*-?\s*over\b", re.IGNORECASE)
+
+
+def says_gameover(text: str) -> bool:
+    return bool(_GAMEOVER.search(text))
+
+
+class AskGuessGame(Game):
+    name = "askguess"
+
+    def __init__(self, word: dict[str, Any], rng: random.Random, options: dict[str, Any]):
+        label = word["label"].replace("_", " ")
+        seats = [
+            Seat(QUESTIONER, "questioner"),
+            Seat(ANSWERER, "answerer", {"word": label, "category": word.get("category")}),
+        ]
+        super().__init__(seats, rng, options)
+        self.word = label
+        self.matcher = WordMatcher(word["label"], tuple(word.get("aliases", ())), word.get("homograph", False))
+        self.mode = options["mode"]
+        self.max_rounds = options["max_rounds"]
+        self.cot = options["cot"]
+        self.guessed_in: int | None = None  # first round whose question the host judged correct
+        self.missed_guesses = 0  # correct guesses the answerer did not call gameover on
+        self._awaiting_answer = False
+        self._last_question_correct = False
+        self.host(f"Ask-Guess begins ({self.mode} mode). The Questioner has {self.max_rounds} questions.")
+        self.round = 0 if self.mode == "easy" else 1
+
+    # -- prompts --------------------------------------------------------------------
+    def system_prompt(self, seat: str) -> str:
+        if seat == QUESTIONER:
+            return prompts.questioner_system(self.mode, self.max_rounds, self.cot)
+        return prompts.answerer_system(self.word, self.mode, self.cot)
+
+    def _read(self, text: str) -> str:
+        return parse_cot(text, "thought", "speak")["speak"] if self.cot else plain_text(text)
+
+    def pending(self) -> list[Turn]:
+        if self.round == 0:
+            return [Turn(ANSWERER, "describe", prompts.DESCRIBE, self._read)]
+        if self._awaiting_answer:
+            return [Turn(ANSWERER, "answer", None, self._read)]
+        return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_rounds), self._read)]
+
+
+    # -- moves ----------------------------------------------------------------------
+    def apply(self, turn: Turn, text: str, spoken: str) -> None:
+        if turn.seat == ANSWERER:
+            self._answer(turn.action, spoken)
+        else:
+            self._question(spoken)
+
+    def _question(self, question: str) -> None:
+        self.say(QUESTIONER, question)
+        correct = self.matcher.mentioned_in(question)
+        self.judge(f"question {'guesses' if correct else 'does not guess'} the word", correct=correct)
+        if correct and self.guessed_in is None:
+            self.guessed_in = self.round
+        self._last_question_correct = correct
+        self._awaiting_answer = True
+
+
+    def _answer(self, action: str, answer: str) -> None:
+        if self.matcher.mentioned_in(answer):
+            self.say(ANSWERER, answer)
+            self.finish("AME", rounds=self.round, action=action)
+            return
+        if action == "describe":
+            self.say(ANSWERER, answer)
+            self.round = 1
+            return
+        self._awaiting_answer = False
+        claim = says_gameover(answer)
+        self.say(ANSWERER, answer)
+        self.judge(f"answerer {'claims' if claim else 'does not claim'} gameover", claim=claim)
+        if claim:
+            self.finish("ST" if self.guessed_in is not None else "EE", rounds=self.round)
+            return
+        if self._last_question_correct:
+            self.missed_guesses += 1
+        self._next_round()
+
+    def _next_round(self) -> None:
+        if self.round >= self.max_rounds:
+            self.finish("RLE", rounds=self.round)
+        else:
+            self.round += 1
+
+    def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
+        if kind == CHAT_ERROR:
+            self.finish("CE", rounds=self.round, seat=turn.seat, error=detail)
+        elif turn.action == "describe":
+            self.host("The Answerer gave no description.")
+            self.round = 1
+        elif turn.seat == QUESTIONER:
+            self.host(f"The Questioner asked no question in round {self.round}; the round is lost.")
+            self._next_round()
+        else:
+            self._awaiting_answer = False
+            self.host("The Answerer gave no answer.")
+            self._next_round()
+
+    def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        details.update(guessed_in=self.guessed_in, missed_guesses=self.missed_guesses, word=self.word)
+        super().finish(label, winner, **details)

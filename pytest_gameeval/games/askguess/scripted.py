@@ -1,0 +1,109 @@
+"""Scripted Ask-Guess players of known strength.
+
+- random questioner: guesses labels in a random order (ST within 30 of 100 labels: 0.30
+  in expectation);
+- category questioner (strong): asks the CIFAR-100 superclass questions first, then guesses
+  within the superclass the answerer confirmed;
+- oracle answerer: truthful about its word's superclass, says gameover on a correct guess;
+- random answerer: says yes/no at random and gameover at random.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.events import SPEECH
+from pytest_gameeval.engine.matching import mentions
+from pytest_gameeval.players.base import TurnContext
+from pytest_gameeval.players.scripted import cot
+
+CATEGORY_QUESTIONS = {
+    "aquatic mammals": "Is it a mammal that lives in water?",
+    "fish": "Is it a fish?",
+    "flowers": "Is it a flower?",
+    "food containers": "Is it a container for food or drink?",
+    "fruit and vegetables": "Is it a fruit or a vegetable?",
+    "household electrical devices": "Is it an electrical device used at home?",
+    "household furniture": "Is it a piece of furniture?",
+    "insects": "Is it an insect?",
+    "large carnivores": "Is it a large meat-eating animal?",
+    "large man-made outdoor things": "Is it a large structure built by people outdoors?",
+    "large natural outdoor scenes": "Is it a natural landscape or scene?",
+    "large omnivores and herbivores": "Is it a large plant-eating or omnivorous animal?",
+    "medium-sized mammals": "Is it a medium-sized wild mammal?",
+    "non-insect invertebrates": "Is it an invertebrate that is not an insect?",
+    "people": "Is it a person?",
+    "reptiles": "Is it a reptile?",
+    "small mammals": "Is it a small mammal?",
+    "trees": "Is it a tree?",
+    "vehicles 1": "Is it an everyday road or rail vehicle?",
+    "vehicles 2": "Is it an unusual or special-purpose vehicle?",
+}
+
+
+@lru_cache(maxsize=1)
+def _labels() -> list[dict]:
+    return load_jsonl(datasets_dir() / "askguess" / "cifar100.jsonl", {"label": str})
+
+
+def _said(ctx: TurnContext, seat: str) -> list[str]:
+    return [e.text for e in ctx.events if e.kind == SPEECH and e.speaker == seat]
+
+
+def _wrap(ctx: TurnContext, text: str) -> str:
+    return cot(text) if ctx.options.get("cot") else text
+
+
+def _guess(label: str) -> str:
+    return f"Is it a {label.replace('_', ' ')}?"
+
+
+def random_questioner(ctx: TurnContext, rng: random.Random) -> str:
+    asked = set(_said(ctx, ctx.turn.seat))
+    options = [_guess(row["label"]) for row in _labels()]
+    options = [q for q in options if q not in asked]
+    return _wrap(ctx, rng.choice(options))
+
+
+def category_questioner(ctx: TurnContext, rng: random.Random) -> str:
+    asked = _said(ctx, ctx.turn.seat)
+    answers = [e.text for e in ctx.events if e.kind == SPEECH and e.speaker != ctx.turn.seat]
+    confirmed = None
+    for question, answer in zip(asked, answers[-len(asked):] if asked else []):
+        category = next((c for c, q in CATEGORY_QUESTIONS.items() if q == question), None)
+        if category and answer.lower().startswith("yes"):
+            confirmed = category
+    if confirmed is None:
+        remaining = [q for q in CATEGORY_QUESTIONS.values() if q not in asked]
+        if remaining:
+            return _wrap(ctx, rng.choice(sorted(remaining)))
+    pool = [r["label"] for r in _labels() if confirmed is None or r["category"] == confirmed]
+    remaining = [_guess(l) for l in pool if _guess(l) not in asked]
+    return _wrap(ctx, rng.choice(sorted(remaining)) if remaining else "Is it something else?")
+
+
+def oracle_answerer(ctx: TurnContext, rng: random.Random) -> str:
+    word, category = ctx.seat.private["word"], ctx.seat.private.get("category")
+    if ctx.turn.action == "describe":
+        return _wrap(ctx, f"It belongs to the group: {category}.")
+    question = [e.text for e in ctx.events if e.kind == SPEECH and e.speaker != ctx.seat.name][-1]
+    row = next((r for r in _labels() if r["label"].replace("_", " ") == word), {"aliases": [], "homograph": False})
+    if mentions(question, word, row["aliases"], row["homograph"]):
+        return _wrap(ctx, "gameover")
+    if question == CATEGORY_QUESTIONS.get(category):
+        return _wrap(ctx, "Yes.")
+    return _wrap(ctx, "No.")
+
+
+def random_answerer(ctx: TurnContext, rng: random.Random) -> str:
+    if ctx.turn.action == "describe":
+        return _wrap(ctx, "It is something you may know.")
+    return _wrap(ctx, "gameover" if rng.random() < 0.05 else rng.choice(["Yes.", "No."]))
+
+
+POLICIES = {
+    "random": {"questioner": random_questioner, "answerer": random_answerer},
+    "oracle": {"questioner": category_questioner, "answerer": oracle_answerer},
+}

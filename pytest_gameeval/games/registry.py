@@ -1,0 +1,22 @@
+"""Every registered game: one line per game, imported lazily."""
+
+from __future__ import annotations
+
+import importlib
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.spec import GameSpec
+
+GAMES: dict[str, str] = {
+    "askguess": "pytest_gameeval.games.askguess",
+}
+
+
+def get_spec(name: str) -> GameSpec:
+    if name not in GAMES:
+        raise GameEvalError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
+    return importlib.import_module(GAMES[name]).SPEC
+
+
+def all_specs() -> list[GameSpec]:
+    return [get_spec(name) for name in GAMES]

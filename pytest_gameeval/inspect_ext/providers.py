@@ -1,0 +1,36 @@
+"""The `gameeval/...` model providers.
+
+inspect resolves `--model gameeval/<name>` to ONE registered model API named "gameeval"
+(the part before the first slash) with model_name "<name>"; this module dispatches on it:
+
+- `gameeval/local`               the embedded GGUF model (local_model.LocalModelAPI)
+- `gameeval/scripted[/STRENGTH]` scripted game players behind inspect's model path
+                                 (tests, baselines, benchmarks; see scripted_model.py)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import ModelAPI, modelapi
+
+
+class GameEvalModelAPI(ModelAPI):
+    """Dispatcher: constructing it returns the concrete API for the model name."""
+
+    def __new__(cls, model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:  # type: ignore[misc]
+        kind = model_name.split("/", 1)[0]
+        if kind == "local":
+            from pytest_gameeval.inspect_ext.local_model import LocalModelAPI
+
+            return LocalModelAPI(model_name, *args, **kwargs)
+        if kind == "scripted":
+            from pytest_gameeval.inspect_ext.scripted_model import ScriptedModelAPI
+
+            return ScriptedModelAPI(model_name, *args, **kwargs)
+        raise ValueError(f"unknown gameeval model {model_name!r}: use gameeval/local or gameeval/scripted[/STRENGTH]")
+
+
+@modelapi(name="gameeval")
+def gameeval() -> type[ModelAPI]:
+    return GameEvalModelAPI

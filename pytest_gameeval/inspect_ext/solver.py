@@ -1,0 +1,55 @@
+"""The inspect solver: plays one game per sample through the shared `play_case`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.log import transcript
+from inspect_ai.model import Model, get_model, model_roles
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from pytest_gameeval.engine.game import Seat
+from pytest_gameeval.engine.spec import EVALUATED, Row
+from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.inspect_ext.observer import TranscriptObserver
+from pytest_gameeval.play import play_case
+from pytest_gameeval.players.base import Player
+from pytest_gameeval.players.model import ModelPlayer
+
+RECORD_KEY = "gameeval_record"
+
+
+def resolve_role(role: str, evaluated: Model, notes: list[str]) -> Model:
+    """The model bound to `role` with --model-role, else the evaluated model (said in the log)."""
+    if role == EVALUATED:
+        return evaluated
+    if role in model_roles():
+        return get_model(role=role)
+    notes.append(f"model role '{role}' is not bound (--model-role {role}=...): played by the evaluated model {evaluated} (self-play)")
+    return evaluated
+
+
+@solver
+def play_game(game: str, options: dict[str, Any]) -> Solver:
+    spec = get_spec(game)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        evaluated = get_model()
+        notes: list[str] = []
+        models: dict[str, Model] = {}
+
+        def bind(seat: Seat, role: str) -> Player:
+            if role not in models:
+                models[role] = resolve_role(role, evaluated, notes)
+            return ModelPlayer(models[role])
+
+        row = Row(state.metadata["row_id"], state.metadata["row"])
+        record = await play_case(spec, row, state.epoch - 1, options, bind, observer=TranscriptObserver(), notes=notes)
+        for note in notes:
+            transcript().info(note, source="gameeval")
+        transcript().info(f"Outcome: **{record.label}**" + (f", winner {record.outcome['winner']}" if record.outcome["winner"] else ""), source="gameeval")
+        state.metadata[RECORD_KEY] = record.to_dict()
+        state.completed = True
+        return state
+
+    return solve

