@@ -29,11 +29,13 @@ import argparse
 import atexit
 import importlib.util
 import ipaddress
+import json
 import os
 import signal
 import socket
 import sys
 import threading
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -200,6 +202,17 @@ class LocalServer:
         self.port = int(port)
         self.base_url = f"{self.address}/v1"
         self._lock = threading.Lock()
+        props = self.get_json("/props")
+        settings = props.get("default_generation_settings", {}) if isinstance(props, dict) else {}
+        # llama.cpp pads the context, so a slot may hold a little more than spec.n_ctx
+        self.n_ctx: int = int(settings.get("n_ctx") or spec.n_ctx)
+
+    def get_json(self, path: str, timeout: float = 10.0) -> Any:
+        """GET a JSON endpoint of the server directly (never through an HTTP proxy)."""
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        headers = {"Authorization": f"Bearer {self.spec.api_key}"} if self.spec.api_key else {}
+        with opener.open(urllib.request.Request(self.address + path, headers=headers), timeout=timeout) as response:
+            return json.loads(response.read())
 
     @property
     def model_id(self) -> str:

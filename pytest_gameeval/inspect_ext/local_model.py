@@ -45,9 +45,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx2
+from inspect_ai._util.http_defaults_httpx2 import connect_timeout, default_client_kwargs
 from inspect_ai.model import GenerateConfig, ModelOutput
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
-from openai import APIStatusError
+from openai import APIStatusError, DefaultAsyncHttpxClient
 from typing_extensions import override
 
 from pytest_gameeval.local_server import (
@@ -121,6 +123,16 @@ class LocalModelAPI(OpenAICompatibleAPI):
         )
 
     @override
+    def _create_http_client(self) -> DefaultAsyncHttpxClient:
+        # loopback only: ignore HTTP(S)_PROXY from the environment (trust_env=False)
+        kwargs: dict[str, Any] = {"trust_env": False}
+        if self.client_timeout is not None:
+            kwargs["timeout"] = httpx2.Timeout(
+                timeout=self.client_timeout, connect=max(self.client_timeout, connect_timeout())
+            )
+        return DefaultAsyncHttpxClient(**default_client_kwargs(**kwargs))
+
+    @override
     def max_connections(self) -> int:
         return self.server_spec.n_parallel
 
@@ -164,7 +176,7 @@ class LocalModelAPI(OpenAICompatibleAPI):
             + usage.output_tokens
         )
         hit_max_tokens = config.max_tokens is not None and usage.output_tokens >= config.max_tokens
-        if used >= self.server_spec.n_ctx - 1 and not hit_max_tokens:
+        if used >= self.server.n_ctx - 1 and not hit_max_tokens:
             for choice in output.choices:
                 if choice.stop_reason == "max_tokens":
                     choice.stop_reason = "model_length"
@@ -176,7 +188,7 @@ class LocalModelAPI(OpenAICompatibleAPI):
             body = body["error"]
         if body.get("type") == "exceed_context_size_error" or "exceeds the available context size" in str(ex):
             n_prompt = body.get("n_prompt_tokens")
-            n_ctx = body.get("n_ctx", self.server_spec.n_ctx)
+            n_ctx = body.get("n_ctx", self.server.n_ctx)
             return LocalContextOverflowError(
                 f"prompt of {n_prompt if n_prompt is not None else 'too many'} tokens exceeds the local "
                 f"model's context of {n_ctx} tokens per request (raise it with -M n_ctx=...)",

@@ -1,0 +1,26 @@
+"""Tasks registered under the package name (`inspect eval gameeval/askguess`), one per
+registered game, so a new game needs no line here."""
+
+from typing import Any, Callable
+
+from inspect_ai import Task, task
+from inspect_ai._util.package import get_installed_package_name
+
+from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.inspect_ext.task import game_task
+
+
+def _task_for(game: str) -> Callable[..., Task]:
+    def make(**task_args: Any) -> Task:
+        return game_task(game, **task_args)
+
+    make.__name__ = make.__qualname__ = game
+    make.__doc__ = f"The {game} game; task arguments as in tasks/{game}.py."
+    # inspect prefixes the top-level package name, but not for an editable install
+    # of a package whose name differs from the distribution's: then we add it.
+    name = game if get_installed_package_name(make) == "gameeval" else f"gameeval/{game}"
+    return task(name=name)(make)
+
+
+for _game in GAMES:
+    globals()[_game] = _task_for(_game)
