@@ -75,6 +75,8 @@ class GameSpec:
     model_roles: dict[str, str] = {}
     outcome_labels: tuple[str, ...] = ()  # one-hot rates in every score
     mean_keys: tuple[str, ...] = ()  # other numeric score keys (NaN where undefined)
+    # the direction of improvement of each gated metric (score key -> True if higher is better)
+    higher_is_better: dict[str, bool] = {}
 
     # -- options -----------------------------------------------------------------
     def all_options(self) -> dict[str, Option]:

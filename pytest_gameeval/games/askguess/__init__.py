@@ -26,6 +26,7 @@ class AskGuessSpec(GameSpec):
     model_roles = {"questioner": EVALUATED, "answerer": "answerer"}
     outcome_labels = OUTCOMES
     mean_keys = ("rounds", "rounds_st", "missed_guesses")
+    higher_is_better = {"ST": True, "EE": False, "RLE": False, "AME": False, "CE": False, "rounds_st": False}
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
