@@ -1,0 +1,60 @@
+"""TofuKingdom (GameEval, Qiao et al. 2023 §3.3)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.game import Game
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
+from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS
+from pytest_gameeval.games.tofukingdom.rules import OUTCOMES, TofuKingdomGame
+from pytest_gameeval.games.tofukingdom.scripted import POLICIES
+from pytest_gameeval.metrics import tofukingdom as metrics
+
+
+class TofuKingdomSpec(GameSpec):
+    name = "tofukingdom"
+    title = "TofuKingdom"
+    options = {
+        "evaluated": Option("prince", "the camp the evaluated model plays (every role of it)", CAMPS),
+        "games": Option(20, "number of games (each a seeded deal of identities)"),
+    }
+    # Model roles are per camp (see seat_model_roles): the evaluated camp is the evaluated
+    # model; the other camps are bound with --model-role prince=... / queen=... / spy=...
+    model_roles = {role: camp for role, camp in CAMP_OF.items()}
+    outcome_labels = OUTCOMES
+    mean_keys = ("win", "evaluated_rule_violations", "answer_rule_violations", "forfeited_answers")
+    higher_is_better = {"win": True, "evaluated_rule_violations": False}
+    scripted = POLICIES
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        n = options["games"]
+        if n < 1:
+            raise GameEvalError("tofukingdom: games must be at least 1")
+        return [Row(f"game-{i:03d}", {"index": i}) for i in range(1, n + 1)]
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> TofuKingdomGame:
+        return TofuKingdomGame(rng, options)
+
+    def seat_model_roles(self, game: Game) -> dict[str, str]:
+        evaluated = game.options["evaluated"]
+        out = {}
+        for name, seat in game.seats.items():
+            camp = CAMP_OF[seat.role]
+            out[name] = EVALUATED if camp == evaluated else camp
+        return out
+
+    def case_key(self, row: Row, options: dict[str, Any]) -> str:
+        return f"{options['evaluated']}-{row.id}"
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return metrics.score(record)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return metrics.summarize(records)
+
+
+SPEC = TofuKingdomSpec()

@@ -1,0 +1,223 @@
+"""TofuKingdom rules (GameEval §3.3) as a state machine that never calls a model.
+
+Flow: the Prince asks each of the seven players one structured question (in seat order),
+each answer is checked by the host against the truth and the answerer's obligation
+(truth / lie / free), then the Prince asks one extra question to a player of his choice —
+answered by THAT player (GameEval answered it with the wrong one) — and finally names the
+player he believes is the Princess.
+
+After the retries the host substitutes nothing: a forfeited question or answer is announced
+as missing and play moves on; a forfeited final choice names nobody, which is "anyone
+else" in the rules, so the Spy camp wins (recorded as `pick_forfeit`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.errors import ParseError, RuleViolation
+from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.matching import squash
+from pytest_gameeval.engine.parsing import last_json_object, require_fields
+from pytest_gameeval.games.tofukingdom import prompts
+from pytest_gameeval.games.tofukingdom.roles import (
+    CAMP_OF, HIDDEN_ROLES, LIE, OBLIGATION, PRINCE, QUESTIONS, TRUTH, question_text, title, true_answer,
+    winning_camp,
+)
+
+PRINCE_SEAT = "Prince"
+OUTCOMES = ("prince", "queen", "spy")  # the winning camp
+
+
+def player_names(n: int = len(HIDDEN_ROLES)) -> list[str]:
+    return [f"Player {i}" for i in range(1, n + 1)]
+
+
+def read_name(text: Any, names: list[str]) -> str | None:
+    """A player name from a reply field: "Player 3", "player3", or just "3"."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        text = str(text)
+    if not isinstance(text, str):
+        return None
+    key = squash(text)
+    for name in names:
+        if key in (squash(name), squash(name).removeprefix("player")):
+            return name
+    return None
+
+
+def read_role(text: Any) -> str | None:
+    """A hidden role from a reply field: "Queen", "the queen", "I am the Queen"."""
+    if not isinstance(text, str):
+        return None
+    key = squash(text)
+    for prefix in ("iamthe", "iam", "the"):
+        key = key.removeprefix(prefix)
+    return key if key in HIDDEN_ROLES else None
+
+
+class TofuKingdomGame(Game):
+    name = "tofukingdom"
+
+    def __init__(self, rng: random.Random, options: dict[str, Any]):
+        names = player_names()
+        roles = list(HIDDEN_ROLES)
+        rng.shuffle(roles)  # seeded: anonymous names, shuffled identities
+        self.identities = dict(zip(names, roles))
+        seats = [Seat(PRINCE_SEAT, PRINCE, {})]
+        for name, role in self.identities.items():
+            seats.append(Seat(name, role, {"identity": role, "identities": dict(self.identities)}))
+        super().__init__(seats, rng, options)
+        self.names = names
+        self.queue = list(names)  # each player is asked exactly one question, in seat order
+        self.index = 0
+        self.phase = "ask"
+        self.current: dict[str, Any] = {}
+        self.extra_addressee: str | None = None
+        self.forfeits = {"ask": 0, "answer": 0, "extra": 0, "extra_answer": 0, "choose": 0}
+        self.round = 1
+        self.host(f"TofuKingdom begins. The Prince questions {', '.join(names)}, one question each.")
+
+    # -- prompts --------------------------------------------------------------------
+    def system_prompt(self, seat: str) -> str:
+        if seat == PRINCE_SEAT:
+            return prompts.prince_system(self.names)
+        role = self.seats[seat].role
+        return prompts.player_system(seat, role, CAMP_OF[role], self.identities)
+
+    def pending(self) -> list[Turn]:
+        if self.phase == "ask":
+            addressee = self.queue[self.index]
+            instruction = prompts.ask_instruction(addressee, self.index + 1, len(self.queue))
+            return [Turn(PRINCE_SEAT, "ask", instruction, lambda t: self._parse_question(t, addressee), data={"addressee": addressee})]
+        if self.phase in ("answer", "extra_answer"):
+            c = self.current
+            return [Turn(c["addressee"], self.phase, prompts.answer_instruction(c["text"]), self._parse_answer, data=dict(c))]
+        if self.phase == "extra":
+            return [Turn(PRINCE_SEAT, "extra", prompts.EXTRA_INSTRUCTION, self._parse_extra)]
+        return [Turn(PRINCE_SEAT, "choose", prompts.CHOOSE_INSTRUCTION, self._parse_choice)]
+
+    # -- parsing and validation ---------------------------------------------------------
+    def _parse_question(self, text: str, addressee: str, obj: dict[str, Any] | None = None) -> dict[str, Any]:
+        obj = obj if obj is not None else last_json_object(text)
+        kind = require_fields(obj, "question")["question"].lower()
+        if kind not in QUESTIONS:
+            raise ParseError(f'"question" must be one of {", ".join(QUESTIONS)}')
+        target = None
+        if kind == "identity_of":
+            if "target" not in obj:
+                raise ParseError('an "identity_of" question needs a "target" player')
+            target = read_name(obj["target"], self.names)
+            if target is None:
+                raise RuleViolation(f"the target must be one of {', '.join(self.names)}")
+            if target == addressee:
+                raise RuleViolation(f'to ask {addressee} about themself, use the "identity" question')
+        return {"addressee": addressee, "kind": kind, "target": target, "text": question_text(kind, target)}
+
+    def _parse_extra(self, text: str) -> dict[str, Any]:
+        obj = last_json_object(text)
+        if "player" not in obj:
+            raise ParseError('the extra question needs a "player" field naming the player you address')
+        addressee = read_name(obj["player"], self.names)
+        if addressee is None:
+            raise RuleViolation(f"the extra question must address one of {', '.join(self.names)}")
+        return self._parse_question(text, addressee, obj)
+
+    def _parse_answer(self, text: str) -> dict[str, Any]:
+        c = self.current
+        raw = require_fields(last_json_object(text), "answer")["answer"]
+        if c["kind"] == "princess":
+            value = read_name(raw, self.names)
+            if value is None:
+                raise ParseError(f"answer with one player's name: {', '.join(self.names)}")
+        else:
+            value = read_role(raw)
+            if value is None:
+                raise ParseError(f"answer with one identity: {', '.join(title(r) for r in HIDDEN_ROLES)}")
+        truth = true_answer(c["kind"], c["addressee"], c["target"], self.identities)
+        role = self.identities[c["addressee"]]
+        duty = OBLIGATION[role]
+        if duty == TRUTH and value != truth:
+            raise RuleViolation(f"as the {title(role)} you must tell the truth")
+        if duty == LIE and value == truth:
+            raise RuleViolation(f"as the {title(role)} you must lie; that answer is true")
+        return {"value": value, "truthful": value == truth}
+
+    def _parse_choice(self, text: str) -> str:
+        obj = last_json_object(text)
+        if "princess" not in obj:
+            raise ParseError('the JSON object lacks the field "princess"')
+        chosen = read_name(obj["princess"], self.names)
+        if chosen is None:
+            raise RuleViolation(f"name one of {', '.join(self.names)}")
+        return chosen
+
+    # -- moves ----------------------------------------------------------------------
+    def apply(self, turn: Turn, text: str, action: Any) -> None:
+        if turn.action in ("ask", "extra"):
+            self.current = action
+            self.say(PRINCE_SEAT, f"{action['addressee']}, {action['text']}", question=action["kind"],
+                     target=action["target"], addressee=action["addressee"])
+            if turn.action == "extra":
+                self.extra_addressee = action["addressee"]
+            self.phase = "answer" if turn.action == "ask" else "extra_answer"
+        elif turn.action in ("answer", "extra_answer"):
+            c, value = self.current, action["value"]
+            spoken = self._sentence(c["kind"], c["target"], value)
+            self.say(turn.seat, spoken, question=c["kind"], target=c["target"], answer=value)
+            self.act(turn.seat, f"{'true' if action['truthful'] else 'false'} answer", question=c["kind"],
+                     target=c["target"], answer=value, truthful=action["truthful"], extra=turn.action == "extra_answer")
+            self._advance(turn.action)
+        else:
+            self._end(action)
+
+    @staticmethod
+    def _sentence(kind: str, target: str | None, value: str) -> str:
+        if kind == "princess":
+            return f"The Princess is {value}."
+        if kind == "identity":
+            return f"I am the {title(value)}."
+        return f"{target} is the {title(value)}."
+
+    def _advance(self, finished: str) -> None:
+        if finished in ("ask", "answer"):
+            self.index += 1
+            if self.index < len(self.queue):
+                self.phase = "ask"
+            else:
+                self.phase, self.round = "extra", 2
+        else:  # the extra question is done (answered or not)
+            self.phase, self.round = "choose", 3
+
+    def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
+        self.forfeits[turn.action] += 1
+        if turn.action == "ask":
+            self.host(f"The Prince asked {self.queue[self.index]} no valid question.")
+            self.index += 1
+            self.phase = "ask" if self.index < len(self.queue) else "extra"
+            if self.phase == "extra":
+                self.round = 2
+        elif turn.action in ("answer", "extra_answer"):
+            self.host(f"{turn.seat} gave no valid answer.")
+            self.act(turn.seat, "forfeited answer", question=self.current["kind"], forfeited=True, failure=kind)
+            self._advance(turn.action)
+        elif turn.action == "extra":
+            self.host("The Prince asked no extra question.")
+            self._advance("extra")
+        else:
+            self.host("The Prince named nobody.")
+            self._end(None, forfeit=kind)
+
+    def _end(self, chosen: str | None, forfeit: str | None = None) -> None:
+        chosen_role = self.identities[chosen] if chosen else None
+        camp = winning_camp(chosen_role)
+        if chosen:
+            self.say(PRINCE_SEAT, f"I believe {chosen} is the Princess.", chosen=chosen)
+            self.host(f"{chosen} is the {title(chosen_role)}. The {title(camp)}'s camp wins.")
+        self.finish(
+            camp, camp,
+            chosen=chosen, chosen_role=chosen_role, pick_forfeit=forfeit,
+            identities=dict(self.identities), evaluated=self.options.get("evaluated", "prince"),
+            extra_addressee=self.extra_addressee, forfeits=dict(self.forfeits),
+        )

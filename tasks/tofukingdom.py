@@ -1,0 +1,16 @@
+"""TofuKingdom (GameEval §3.3): `inspect eval tasks/tofukingdom.py --model gameeval/local --limit 5`.
+
+Task arguments: -T evaluated=prince|queen|spy (prince): the camp the evaluated model plays,
+every role of it; games=20, seed=0, style=chat|flat, limit=N, shuffle=false.
+The other camps are `--model-role prince=...`, `--model-role queen=...`, `--model-role spy=...`;
+an unbound camp is played by the evaluated model (noted in the log). See docs/tofukingdom.md.
+"""
+
+from inspect_ai import Task, task
+
+from pytest_gameeval.inspect_ext.task import game_task
+
+
+@task
+def tofukingdom(**task_args) -> Task:
+    return game_task("tofukingdom", **task_args)
