@@ -1,0 +1,114 @@
+"""AGE: adversarial word guessing (after "Evaluating LLMs Adversarially with Word Guessing Game", 2024)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.game import Game
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
+from pytest_gameeval.games.age.rules import OUTCOMES, AgeGame
+from pytest_gameeval.games.age.scripted import POLICIES
+from pytest_gameeval.metrics import age as metrics
+
+CURATED = "list_a"
+TOPICS = ("business", "entertainment", "sports", "technology", "science", "health", "politics", "world", "food", "travel")
+LISTS = (CURATED, *TOPICS)
+ROW_SCHEMA = {"id": str, "topic": str, "word_a": str, "word_b": str, "synonyms_a": list, "synonyms_b": list}
+MAX_PLAYERS = 8
+
+
+def expand_lists(names: list[str]) -> list[str]:
+    """List names, with "all" (the 11 lists) and "topics" (the ten topic lists) expanded."""
+    out: list[str] = []
+    for name in names:
+        name = name.strip().lower()
+        group = {"all": LISTS, "topics": TOPICS}.get(name, (name,))
+        for n in group:
+            if n not in LISTS:
+                raise GameEvalError(f"age: unknown list {n!r}; choose from all, topics, {', '.join(LISTS)}")
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def load_list(name: str) -> list[dict[str, Any]]:
+    path = datasets_dir() / "age" / f"{name}.jsonl"
+    rows = load_jsonl(path, ROW_SCHEMA)
+    seen: set[str] = set()
+    for i, row in enumerate(rows, start=1):
+        if row["id"] in seen:
+            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
+        seen.add(row["id"])
+        if not row["word_a"].strip() or not row["word_b"].strip():
+            raise GameEvalError(f"{path}: row {row['id']!r} has an empty word")
+        for key in ("synonyms_a", "synonyms_b"):
+            if not all(isinstance(s, str) for s in row[key]):
+                raise GameEvalError(f"{path}: row {row['id']!r}: {key} must be a list of strings")
+    return rows
+
+
+def seat_role(slot: int) -> str:
+    """Model role of binding slot `slot`: slot 1 is the evaluated model; slot k >= 2 is
+    `--model-role seatK=...` if bound, else the (k-1)-th model of `--model-role players=A,B,C`."""
+    return EVALUATED if slot == 1 else f"seat{slot}|players[{slot - 2}]"
+
+
+class AgeSpec(GameSpec):
+    name = "age"
+    title = "AGE"
+    options = {
+        "lists": Option(["list_a"], "word-pair lists: list_a, a topic, 'topics' (the ten) or 'all'", kind=list),
+        "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),
+        "players": Option(4, "number of players (2-8), split into two groups"),
+        "max_rounds": Option(5, "rounds before the game stops"),
+        "cot": Option(False, 'replies carry a private "thought" field in the JSON object'),
+    }
+    model_roles = {"player": EVALUATED}
+    outcome_labels = OUTCOMES
+    mean_keys = ("age", "comprehension", "confusion", "fcg", "guessed", "age_all_seats", "rounds",
+                 "both_guessed", "paper_filter", "age_filtered")
+    higher_is_better = {"age": True, "comprehension": True, "confusion": True, "fcg": False, "guessed": True,
+                        "age_filtered": True, "CE": False}
+    scripted = POLICIES
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        if not 2 <= options["players"] <= MAX_PLAYERS:
+            raise GameEvalError(f"age: players must be between 2 and {MAX_PLAYERS}")
+        if options["max_rounds"] < 1:
+            raise GameEvalError("age: max_rounds must be at least 1")
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        self.check_options(options)  # fail at task construction, not mid-eval
+        rows = []
+        for name in expand_lists(options["lists"] or [CURATED]):
+            for d in load_list(name):
+                rid = d["id"] if d["id"].startswith(name) else f"{name}-{d['id']}"
+                rows.append(Row(rid, {**d, "list": name}))
+        if options.get("pairs"):
+            wanted = options["pairs"]
+            known = {r.id for r in rows} | {r.data["id"] for r in rows}
+            unknown = sorted(set(wanted) - known)
+            if unknown:
+                raise GameEvalError(f"age: unknown pair id(s) {', '.join(unknown)}")
+            rows = [r for r in rows if r.id in wanted or r.data["id"] in wanted]
+        return rows
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AgeGame:
+        self.check_options(options)
+        return AgeGame(row.data, rng, options)
+
+    def seat_model_roles(self, game: Game) -> dict[str, str]:
+        return {name: seat_role(seat.private["slot"]) for name, seat in game.seats.items()}
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return metrics.score(record)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return metrics.summarize(records)
+
+
+SPEC = AgeSpec()
