@@ -14,7 +14,7 @@ def questioner_system(mode: str, max_rounds: int, cot: bool) -> str:
         "You are playing Ask-Guess, a cooperative word game, as the Questioner. "
         "Your partner, the Answerer, knows a secret word that you do not know. "
         "Each turn, ask exactly one short question to narrow down the word, or guess it directly, "
-        "for example: Is it an apple? "
+        "for example: Is it alive? or: Is it a violin? "
         f"You have at most {max_rounds} questions. "
         "The Answerer says gameover as soon as you have guessed the word."
     )

@@ -1,0 +1,69 @@
+"""Ask-Guess through the real inspect CLI, with the scripted provider behind inspect's model path."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import list_eval_logs, read_eval_log
+
+ROOT = Path(__file__).resolve().parents[1]
+INSPECT = str(Path(sys.executable).with_name("inspect"))
+
+
+def inspect_eval(tmp_path, *args):
+    log_dir = tmp_path / "logs"
+    proc = subprocess.run(
+        [INSPECT, "eval", *args, "--log-dir", str(log_dir), "--display", "plain"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    logs = list_eval_logs(str(log_dir))
+    return proc, [read_eval_log(l, resolve_attachments=True) for l in logs]
+
+
+@pytest.mark.parametrize("target", ["tasks/askguess.py", "gameeval/askguess"])
+def test_inspect_eval_plays_and_scores(tmp_path, target):
+    proc, logs = inspect_eval(
+        tmp_path, target, "--model", "gameeval/scripted", "--model-role", "answerer=gameeval/scripted/oracle",
+        "--limit", "3", "-T", "max_rounds=10",
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (log,) = logs
+    assert log.status == "success"
+    assert len(log.samples) == 3
+    for sample in log.samples:
+        score = sample.scores["gameeval_askguess"]
+        assert score.answer in {"ST", "EE", "RLE", "AME", "CE"}
+        assert sum(score.value[k] for k in ("ST", "EE", "RLE", "AME", "CE")) == 1.0
+        record = sample.metadata["gameeval_record"]
+        assert record["outcome"]["label"] == score.answer
+        assert record["seats"][1]["model"] == "gameeval/scripted/oracle"
+        spans = [e.name for e in sample.events if e.event == "span_begin"]
+        assert "round 1" in spans
+        infos = [str(e.data) for e in sample.events if e.event == "info"]
+        assert any("**Questioner**:" in i for i in infos) and any("Outcome:" in i for i in infos)
+    metrics = log.results.scores[0].metrics
+    assert {"mean", "stderr"} <= set(metrics) or any(s.name == "ST" for s in log.results.scores)
+
+
+def test_unbound_answerer_is_self_play_and_said_in_the_log(tmp_path):
+    proc, logs = inspect_eval(tmp_path, "tasks/askguess.py", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3")
+    (log,) = logs
+    assert log.status == "success"
+    infos = [str(e.data) for e in log.samples[0].events if e.event == "info"]
+    assert any("model role 'answerer' is not bound" in i and "self-play" in i for i in infos)
+    assert log.samples[0].metadata["gameeval_record"]["notes"]
+
+
+def test_unknown_task_argument_is_one_clear_error(tmp_path):
+    proc, logs = inspect_eval(tmp_path, "tasks/askguess.py", "--model", "gameeval/scripted", "-T", "bogus=1")
+    assert proc.returncode != 0
+    assert "unknown task argument(s) bogus for askguess" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not logs
+
+
+def test_bad_choice_is_one_clear_error(tmp_path):
+    proc, _ = inspect_eval(tmp_path, "tasks/askguess.py", "--model", "gameeval/scripted", "-T", "mode=medium")
+    assert proc.returncode != 0
+    assert "mode='medium': choose from easy, hard" in proc.stdout + proc.stderr
