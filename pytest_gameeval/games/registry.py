@@ -9,6 +9,9 @@ from pytest_gameeval.engine.spec import GameSpec
 
 GAMES: dict[str, str] = {
     "askguess": "pytest_gameeval.games.askguess",
+    "akinator": "pytest_gameeval.games.akinator",
+    "taboo": "pytest_gameeval.games.taboo",
+    "bluffing": "pytest_gameeval.games.bluffing",
     "tofukingdom": "pytest_gameeval.games.tofukingdom",
     "age": "pytest_gameeval.games.age",
 }

@@ -1,0 +1,74 @@
+"""Akinator (GameArena, Hu et al.): the evaluated model asks yes/no questions to find the
+user's everyday object."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.data import datasets_dir, load_json, load_jsonl
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import GameSpec, Option, Row
+from pytest_gameeval.games.akinator.rules import OUTCOMES, AkinatorGame
+from pytest_gameeval.games.akinator.scripted import POLICIES
+from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.metrics import arena
+
+
+def load_objects(root) -> list[dict[str, Any]]:
+    """Objects with aliases and a complete boolean attribute table (checked, one error line)."""
+    attr_path = root / "akinator" / "attributes.json"
+    attributes = load_json(attr_path)
+    if not isinstance(attributes, dict) or not attributes or not all(isinstance(v, str) for v in attributes.values()):
+        raise GameEvalError(f"{attr_path}: expected a JSON object {{attribute: question text}}")
+    path = root / "akinator" / "objects.jsonl"
+    objects = load_jsonl(path, {"id": str, "object": str, "aliases": list, "attributes": dict})
+    seen: set[str] = set()
+    for lineno, row in enumerate(objects, start=1):
+        if row["id"] in seen:
+            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
+        seen.add(row["id"])
+        missing = sorted(set(attributes) - set(row["attributes"]))
+        if missing or not all(isinstance(v, bool) for v in row["attributes"].values()):
+            raise GameEvalError(f"{path}: object {row['id']!r} lacks boolean attribute(s) {', '.join(missing) or '(non-boolean value)'}")
+    return objects
+
+
+class AkinatorSpec(GameSpec):
+    name = "akinator"
+    title = "Akinator"
+    options = {
+        "max_questions": Option(20, "questions (guesses included) before the questioner loses"),
+        "objects": Option(None, "only these object ids (comma-separated)", kind=list),
+        **ARENA_OPTIONS,
+    }
+    model_roles = arena_model_roles("questioner")
+    outcome_labels = OUTCOMES
+    mean_keys = arena.RANKED_KEYS + ("disparity",)
+    higher_is_better = {"win": True, "lose": False, "CE": False, "rounds_win": False, **arena.RANKED_DIRECTIONS, "disparity": False}
+    scripted = POLICIES
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        rows = [Row(o["id"], o) for o in load_objects(datasets_dir())]
+        if options.get("objects"):
+            wanted = [w.strip() for w in options["objects"]]
+            unknown = sorted(set(wanted) - {r.id for r in rows})
+            if unknown:
+                raise GameEvalError(f"akinator: unknown object id(s) {', '.join(unknown)}")
+            rows = [r for r in rows if r.id in wanted]
+        return rows
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AkinatorGame:
+        if options["max_questions"] < 1:
+            raise GameEvalError("akinator: max_questions must be at least 1")
+        return AkinatorGame(row.data, rng, options)
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return arena.score(record, OUTCOMES)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return arena.summarize(records, OUTCOMES)
+
+
+SPEC = AkinatorSpec()

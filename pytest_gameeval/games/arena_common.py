@@ -1,0 +1,217 @@
+"""What the three GameArena games (Akinator, Taboo, Bluffing) share: a user seat, prompt
+variants drawn per game, and the retrospective probe.
+
+The retrospective probe (task argument ``retrospective=true``): after a round, with the
+history fixed, the evaluated seat is asked an extra question about its current belief (a
+ranked candidate list, or a truth level in Bluffing). The probe is an ordinary engine Turn,
+so it uses the same player, system prompt and generation settings, but:
+
+- its instruction and reply are visible to the evaluated seat only while it is being asked,
+  and are hidden from every prompt afterwards (their audience becomes record-only), so the
+  game goes on exactly as if the probe never happened;
+- its parser never raises: an unreadable reply is stored as a failed probe (``ok: false``)
+  instead of a game format error, so the engine's format/rule counts stay the game's own;
+  there is no re-prompt for a probe (one attempt);
+- its result is one record-only ACTION event with ``data.probe`` set, which metrics read.
+A failed model *call* during a probe is still counted by the engine as a chat error of the
+seat (the call failed), but it does not end the game; the probe event records it too.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Callable
+
+from pytest_gameeval.engine.errors import ParseError
+from pytest_gameeval.engine.events import REFEREE_ONLY
+from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.matching import normalize
+from pytest_gameeval.engine.spec import EVALUATED, Option
+
+RETRO = "retrospective"  # action (and data.probe value) of the evaluated seat's belief probe
+CLASSIFY = "classify"  # action (and data.probe value) of the judge's classification (Akinator)
+PROBE_ACTIONS = (RETRO, CLASSIFY)
+USER = "User"  # the seat name of the (simulated or human) user in every arena game
+USER_ROLE = "user"  # its game role and its model role (--model-role user=...)
+
+MIN_LIST, MAX_LIST = 5, 16  # length of a retrospective candidate list (GameArena)
+
+ARENA_OPTIONS = {
+    "retrospective": Option(False, "after each round, probe the evaluated model's current belief (record only)"),
+    "variant": Option(-1, "system prompt variant of the evaluated seat (-1: drawn per game from the seed)"),
+}
+
+
+def arena_model_roles(evaluated_role: str) -> dict[str, str]:
+    return {evaluated_role: EVALUATED, USER_ROLE: USER_ROLE}
+
+
+def pick_variant(rng: random.Random, count: int, requested: int) -> int:
+    """The prompt variant of one game: the requested one, else drawn from the game's rng."""
+    if requested is not None and requested >= 0:
+        if requested >= count:
+            from pytest_gameeval.engine.errors import GameEvalError
+
+            raise GameEvalError(f"task argument variant={requested}: choose from -1 (drawn) or 0..{count - 1}")
+        return requested
+    return rng.randrange(count)
+
+
+# -- parsing helpers -----------------------------------------------------------------
+
+_ITEM_LINE = re.compile(r"^\s*(?:\(?\d{1,2}[.):\]]|[-*\u2022])\s*(.+?)\s*$")
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
+
+
+def _clean_item(item: str) -> str:
+    item = re.sub(r"[*_`\"]", "", item).strip()
+    item = re.split(r"\s+[-\u2013\u2014(:]\s*|\s*\(", item, maxsplit=1)[0]  # drop "(reason)" / "- reason"
+    item = _ARTICLE.sub("", item.strip().rstrip(".,;:!?"))
+    return item.strip()
+
+
+def parse_ranked_list(text: str, min_items: int = MIN_LIST, max_items: int = MAX_LIST) -> dict[str, Any]:
+    """A ranked candidate list: numbered or bulleted lines, else one comma-separated line.
+
+    Duplicates keep their first (best) rank. More than `max_items` are cut to the first
+    `max_items` (recorded as truncated); fewer than `min_items` is a probe format error.
+    """
+    lines = [m.group(1) for m in map(_ITEM_LINE.match, text.splitlines()) if m]
+    if len(lines) < 2:
+        body = " ".join(text.split())
+        body = body.split(":", 1)[1] if ":" in body and body.index(":") < 60 else body
+        lines = re.split(r"\s*[,;]\s*", body)
+    items: list[str] = []
+    seen: set[str] = set()
+    for raw in lines:
+        item = _clean_item(raw)
+        key = normalize(item)
+        if item and len(item) <= 60 and key not in seen:
+            seen.add(key)
+            items.append(item)
+    if len(items) < min_items:
+        raise ParseError(f"the list has {len(items)} usable items; give {min_items} to {max_items}, one per line")
+    return {"items": items[:max_items], "truncated": len(items) > max_items}
+
+
+def ranked_list_instruction(what: str) -> str:
+    return (
+        "Retrospective check, outside the game: this question and your answer are not shown to the "
+        f"other player and do not count as a move. List the {what} you now think most likely, most "
+        f"likely first: {MIN_LIST} to {MAX_LIST} items, one per line, numbered like '1. item'. "
+        "Reply with the list only."
+    )
+
+
+# -- the base class -----------------------------------------------------------------------
+
+
+class ArenaGame(Game):
+    """A two-seat game (evaluated seat against the user seat) with prompt variants and probes.
+
+    Subclasses implement `pending_move`, `apply_move`, `forfeit_move`, `after_round`,
+    `probe_instruction` and `parse_probe`; they call `round_done()` when a round's exchange is
+    complete and the target is still hidden from the evaluated seat.
+    """
+
+    evaluated_seat = ""
+    variant_count = 3
+
+    def __init__(self, seats: list[Seat], rng: random.Random, options: dict[str, Any]):
+        super().__init__(seats, rng, options)
+        self.retrospective = bool(options.get("retrospective", False))
+        self.variant = pick_variant(rng, self.variant_count, options.get("variant", -1))
+        self.judge(f"system prompt variant {self.variant} for the {self.evaluated_seat}", variant=self.variant)
+        self._probe_due = False
+        self._extra: list[Turn] = []  # other record-only turns queued by the game (Akinator's judge)
+
+    # -- subclass hooks --------------------------------------------------------------
+    def pending_move(self) -> list[Turn]:
+        raise NotImplementedError
+
+    def apply_move(self, turn: Turn, text: str, action: Any) -> None:
+        raise NotImplementedError
+
+    def forfeit_move(self, turn: Turn, kind: str, detail: str) -> None:
+        raise NotImplementedError
+
+    def after_round(self) -> None:
+        """Continue after a complete round: next round, or finish at the round limit."""
+        raise NotImplementedError
+
+    def probe_instruction(self) -> str:
+        raise NotImplementedError
+
+    def parse_probe(self, text: str) -> dict[str, Any]:
+        """The probe's result; raise ParseError if unreadable (recorded, never re-prompted)."""
+        raise NotImplementedError
+
+    def classified(self, turn: Turn, result: dict[str, Any]) -> None:
+        """Hook for record-only judge turns (CLASSIFY)."""
+
+    # -- engine interface --------------------------------------------------------------
+    def round_done(self) -> None:
+        if self.retrospective:
+            self._probe_due = True
+        else:
+            self.after_round()
+
+    def queue_record_only(self, seat: str, action: str, instruction: str, parse: Callable[[str], dict[str, Any]], **data: Any) -> None:
+        """Ask `seat` a record-only question before the next move (hidden afterwards)."""
+        self._extra.append(Turn(seat, action, instruction, _never_raises(parse), retries=0, data=dict(data)))
+
+    def pending(self) -> list[Turn]:
+        if self._extra:
+            turn = self._extra[0]
+            turn.data["start"] = len(self.events)
+            return [turn]
+        if self._probe_due:
+            return [Turn(self.evaluated_seat, RETRO, self.probe_instruction(), _never_raises(self.parse_probe), retries=0, data={"start": len(self.events)})]
+        return self.pending_move()
+
+    def apply(self, turn: Turn, text: str, action: Any) -> None:
+        if turn.action in PROBE_ACTIONS:
+            self._end_probe(turn, action)
+        else:
+            self.apply_move(turn, text, action)
+
+    def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
+        if turn.action in PROBE_ACTIONS:
+            self._end_probe(turn, {"ok": False, "error": f"{kind}: {detail}", "kind": kind})
+        else:
+            self.forfeit_move(turn, kind, detail)
+
+    def _end_probe(self, turn: Turn, result: dict[str, Any]) -> None:
+        # Hide the probe's instruction and reply from every later prompt: the history stays fixed.
+        for event in self.events[turn.data["start"]:]:
+            event.to = REFEREE_ONLY
+            event.data["probe"] = turn.action
+        summary = result.get("items") or result.get("level") or result.get("error") or ""
+        data = {k: v for k, v in turn.data.items() if k != "start"}
+        self.act(turn.seat, f"{turn.action} probe: {summary}", probe=turn.action, **data, **result)
+        if turn.action == RETRO:
+            self._probe_due = False
+            self.after_round()
+        else:
+            self._extra.pop(0)
+            self.classified(turn, result)
+
+    def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        details.update(variant=self.variant, retrospective=self.retrospective)
+        super().finish(label, winner, **details)
+
+
+def _never_raises(parse: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    def safe(text: str) -> dict[str, Any]:
+        try:
+            return {"ok": True, **parse(text)}
+        except ParseError as problem:
+            return {"ok": False, "error": str(problem), "kind": "format"}
+
+    return safe
+
+
+def probe_events(events: list[Any], probe: str = RETRO) -> list[Any]:
+    """The record-only probe results of a game, in order."""
+    return [e for e in events if e.kind == "action" and e.data.get("probe") == probe and "ok" in e.data]

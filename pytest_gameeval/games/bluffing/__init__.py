@@ -1,0 +1,69 @@
+"""Bluffing (GameArena, Hu et al.): the evaluated model questions the user and decides whether
+the user's statement is true."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import GameSpec, Option, Row
+from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.bluffing.rules import OUTCOMES, BluffingGame
+from pytest_gameeval.games.bluffing.scripted import POLICIES
+from pytest_gameeval.metrics import arena
+
+
+def load_statements(root) -> list[dict[str, Any]]:
+    path = root / "bluffing" / "statements.jsonl"
+    rows = load_jsonl(path, {"id": str, "statement": str, "label": bool, "topic": str, "persona": dict})
+    seen: set[str] = set()
+    for row in rows:
+        if row["id"] in seen:
+            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
+        seen.add(row["id"])
+        persona = row["persona"]
+        if not isinstance(persona.get("name"), str) or not isinstance(persona.get("facts"), list):
+            raise GameEvalError(f"{path}: statement {row['id']!r}: persona needs a name and a list of facts")
+    return rows
+
+
+class BluffingSpec(GameSpec):
+    name = "bluffing"
+    title = "Bluffing"
+    options = {
+        "max_questions": Option(5, "questions before the verdict is due"),
+        "statements": Option(None, "only these statement ids (comma-separated)", kind=list),
+        **ARENA_OPTIONS,
+    }
+    model_roles = arena_model_roles("interrogator")
+    outcome_labels = OUTCOMES
+    mean_keys = arena.BELIEF_KEYS
+    higher_is_better = {"win": True, "lose": False, "no_verdict": False, "CE": False, **arena.BELIEF_DIRECTIONS}
+    scripted = POLICIES
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        rows = [Row(s["id"], s) for s in load_statements(datasets_dir())]
+        if options.get("statements"):
+            wanted = [w.strip() for w in options["statements"]]
+            unknown = sorted(set(wanted) - {r.id for r in rows})
+            if unknown:
+                raise GameEvalError(f"bluffing: unknown statement id(s) {', '.join(unknown)}")
+            rows = [r for r in rows if r.id in wanted]
+        return rows
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> BluffingGame:
+        if options["max_questions"] < 1:
+            raise GameEvalError("bluffing: max_questions must be at least 1")
+        return BluffingGame(row.data, rng, options)
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return arena.score(record, OUTCOMES)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return arena.summarize(records, OUTCOMES)
+
+
+SPEC = BluffingSpec()

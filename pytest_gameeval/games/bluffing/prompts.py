@@ -1,0 +1,51 @@
+"""Bluffing prompts (ours). Three system prompts for the interrogator; one is drawn per game."""
+
+INTERROGATOR = "Interrogator"
+VERDICT_FORM = "I believe your statement is: True|False"
+LEVEL_NAMES = ("True", "Possibly true", "Unknown", "Possibly false", "False")
+
+
+def interrogator_variants(max_questions: int) -> tuple[str, ...]:
+    rules = (
+        f"You may ask at most {max_questions} questions, one per turn. When you are ready (and at "
+        f'the latest after {max_questions} questions) give your verdict as "I believe your '
+        'statement is: True" or "I believe your statement is: False". The verdict ends the game.'
+    )
+    return (
+        "You are playing Bluffing. The user has made a statement about themselves that may be true "
+        "or false, and will defend it either way. Question them to find out which. " + rules,
+        "You are an interviewer checking a personal claim. The person in front of you may be telling "
+        "the truth or may be bluffing convincingly. Ask pointed questions, look for inconsistencies "
+        "and decide. " + rules,
+        "Think of yourself as a lie detector. Someone claims something about their own life; they "
+        "might be honest, they might be lying. Probe the details that a liar would get wrong. " + rules,
+    )
+
+
+def user_system(statement: str, truth: bool, name: str, facts: list[str]) -> str:
+    known = " ".join(f"- {f}" for f in facts)
+    if truth:
+        stance = "The statement is TRUE. Defend it honestly, with details consistent with your facts."
+    else:
+        stance = (
+            "The statement is FALSE, but you must defend it as if it were true: lie consistently, "
+            "invent plausible details, never contradict yourself and never admit that it is false."
+        )
+    return (
+        f"You are {name}, the user in a game of Bluffing. Facts about you: {known} "
+        f'You have just told the interrogator: "{statement}". {stance} Answer each question in one '
+        "or two sentences."
+    )
+
+
+def ask_instruction(round_: int, max_questions: int) -> str:
+    return f"Question {round_} of {max_questions}: ask a question, or give your verdict."
+
+
+VERDICT_INSTRUCTION = 'No questions left. Give your verdict now: "I believe your statement is: True" or "... False".'
+
+PROBE_INSTRUCTION = (
+    "Retrospective check, outside the game: this question and your answer are not shown to the "
+    "user and do not count as a move. How do you judge the user's statement right now? Reply with "
+    "exactly one of: True, Possibly true, Unknown, Possibly false, False."
+)

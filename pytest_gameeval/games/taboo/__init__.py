@@ -1,0 +1,68 @@
+"""Taboo (GameArena, Hu et al.): the user tries to make the evaluated model say a word."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import GameSpec, Option, Row
+from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.taboo.rules import OUTCOMES, WINS, TabooGame
+from pytest_gameeval.games.taboo.scripted import POLICIES
+from pytest_gameeval.metrics import arena
+
+
+def load_words(root) -> list[dict[str, Any]]:
+    path = root / "taboo" / "words.jsonl"
+    rows = load_jsonl(path, {"id": str, "word": str, "category": str, "related": list})
+    seen: set[str] = set()
+    for row in rows:
+        if row["id"] in seen:
+            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
+        seen.add(row["id"])
+        if not row["word"].strip() or not row["related"] or not all(isinstance(r, str) and r.strip() for r in row["related"]):
+            raise GameEvalError(f"{path}: word {row['id']!r} needs a word and non-empty related clue words")
+    return rows
+
+
+class TabooSpec(GameSpec):
+    name = "taboo"
+    title = "Taboo"
+    options = {
+        "max_rounds": Option(5, "rounds the guesser must survive"),
+        "words": Option(None, "only these word ids (comma-separated)", kind=list),
+        **ARENA_OPTIONS,
+    }
+    model_roles = arena_model_roles("guesser")
+    outcome_labels = ("win",) + OUTCOMES
+    mean_keys = arena.RANKED_KEYS
+    higher_is_better = {"win": True, "guessed": True, "survived": True, "said_word": False, "wrong_guess": False,
+                        "forfeit": False, "CE": False, **arena.RANKED_DIRECTIONS}
+    scripted = POLICIES
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        rows = [Row(w["id"], w) for w in load_words(datasets_dir())]
+        if options.get("words"):
+            wanted = [w.strip() for w in options["words"]]
+            unknown = sorted(set(wanted) - {r.id for r in rows})
+            if unknown:
+                raise GameEvalError(f"taboo: unknown word id(s) {', '.join(unknown)}")
+            rows = [r for r in rows if r.id in wanted]
+        return rows
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> TabooGame:
+        if options["max_rounds"] < 1:
+            raise GameEvalError("taboo: max_rounds must be at least 1")
+        return TabooGame(row.data, rng, options)
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return arena.score(record, OUTCOMES, WINS)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return arena.summarize(records, OUTCOMES, WINS)
+
+
+SPEC = TabooSpec()

@@ -1,0 +1,127 @@
+"""Taboo (GameArena, Hu et al.): the user tries to make the evaluated model say a target word.
+A state machine that never calls a model.
+
+A round: the user gives a message (at most 140 characters, never containing the word, as a
+whole word or plural: otherwise a user rule violation, re-prompted); the guesser replies. A reply
+may guess with "My guess of the word is: X". Decisions (the guess is judged first):
+- a guess X equal to the word or its plural (case, space and punctuation folded) wins: "guessed";
+- any other guess loses: "wrong_guess";
+- a reply that says the word outside the guess clause loses: "said_word";
+- surviving every round wins: "survived".
+A guesser with no legal reply after re-prompts loses ("forfeit"); a user with no legal message
+loses the round's message (the round still counts). A failed model call ends the game: "CE".
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from pytest_gameeval.engine.errors import RuleViolation
+from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
+from pytest_gameeval.engine.matching import WordMatcher, plural_forms, squash
+from pytest_gameeval.engine.parsing import plain_text
+from pytest_gameeval.games.arena_common import USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
+from pytest_gameeval.games.taboo import prompts
+from pytest_gameeval.games.taboo.prompts import GUESSER, MAX_CLUE
+
+OUTCOMES = ("guessed", "survived", "said_word", "wrong_guess", "forfeit", "CE")
+WINS = ("guessed", "survived")
+_GUESS = re.compile(r"my\s+guess\s+of\s+the\s+word\s+is\s*[:\-]?\s*(?P<x>[^\n.!?,;]*)", re.IGNORECASE)
+
+
+def split_guess(text: str) -> tuple[str | None, str]:
+    """(the guessed word or None, the reply with the guess clause removed)."""
+    found = list(_GUESS.finditer(text))
+    if not found:
+        return None, text
+    last = found[-1]
+    guess = re.sub(r"^(?:an?|the)\s+", "", last.group("x").strip().strip("\"'*").strip(), flags=re.IGNORECASE)
+    rest = _GUESS.sub(" ", text)
+    return guess or None, rest
+
+
+def guess_is_right(guess: str, word: str) -> bool:
+    return squash(guess) in {squash(form) for form in plural_forms(word.lower())}
+
+
+class TabooGame(ArenaGame):
+    name = "taboo"
+    evaluated_seat = GUESSER
+
+    def __init__(self, row: dict[str, Any], rng: random.Random, options: dict[str, Any]):
+        related = list(row.get("related", []))
+        seats = [Seat(GUESSER, "guesser"), Seat(USER, USER_ROLE, {"word": row["word"], "related": related})]
+        super().__init__(seats, rng, options)
+        self.word = row["word"]
+        self.related = related
+        self.matcher = WordMatcher(self.word)
+        self.max_rounds = options["max_rounds"]
+        self._clue_given = False
+        self.host(f"Taboo begins: {self.max_rounds} rounds.")
+        self.round = 1
+
+    def system_prompt(self, seat: str) -> str:
+        if seat == GUESSER:
+            return prompts.guesser_variants(self.max_rounds)[self.variant]
+        return prompts.user_system(self.word, self.related, self.max_rounds)
+
+    def read_clue(self, text: str) -> str:
+        clue = plain_text(text, max_chars=1000)
+        if len(clue) > MAX_CLUE:
+            raise RuleViolation(f"your message has {len(clue)} characters; the limit is {MAX_CLUE}")
+        if self.matcher.mentioned_in(clue):
+            raise RuleViolation("your message contains the secret word")
+        return clue
+
+    def pending_move(self) -> list[Turn]:
+        if not self._clue_given:
+            return [Turn(USER, "clue", prompts.clue_instruction(self.round, self.max_rounds), self.read_clue)]
+        return [Turn(GUESSER, "reply", None, lambda t: plain_text(t, max_chars=1000))]
+
+    def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
+        if turn.action == "clue":
+            self.say(USER, spoken)
+            self._clue_given = True
+            return
+        self.say(GUESSER, spoken)
+        self._clue_given = False
+        guess, rest = split_guess(spoken)
+        said = self.matcher.mentioned_in(rest)
+        self.judge(f"guess {guess!r}; word said outside a guess: {said}", guess=guess, said_word=said)
+        if guess is not None:
+            right = guess_is_right(guess, self.word)
+            self.host(f"{'Right' if right else 'Wrong'}: the word was {self.word}.")
+            self.finish("guessed" if right else "wrong_guess", winner=GUESSER if right else USER, rounds=self.round, guess=guess)
+        elif said:
+            self.host(f"You said the word: {self.word}.")
+            self.finish("said_word", winner=USER, rounds=self.round)
+        else:
+            self.round_done()
+
+    def forfeit_move(self, turn: Turn, kind: str, detail: str) -> None:
+        if kind == CHAT_ERROR:
+            self.finish("CE", rounds=self.round, seat=turn.seat, error=detail)
+        elif turn.action == "clue":
+            self.host("The user gave no valid message this round.")
+            self._clue_given = True  # the guesser still replies in the empty round
+        else:
+            self.finish("forfeit", winner=USER, rounds=self.round)
+
+    def after_round(self) -> None:
+        if self.round >= self.max_rounds:
+            self.host(f"You lasted {self.max_rounds} rounds without saying the word ({self.word}).")
+            self.finish("survived", winner=GUESSER, rounds=self.round)
+        else:
+            self.round += 1
+
+    def probe_instruction(self) -> str:
+        return ranked_list_instruction("candidates for the secret word")
+
+    def parse_probe(self, text: str) -> dict[str, Any]:
+        return parse_ranked_list(text)
+
+    def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        details.update(target=self.word, aliases=[], max_rounds=self.max_rounds)
+        super().finish(label, winner, **details)
