@@ -14,6 +14,8 @@ GAMES: dict[str, str] = {
     "bluffing": "pytest_gameeval.games.bluffing",
     "tofukingdom": "pytest_gameeval.games.tofukingdom",
     "age": "pytest_gameeval.games.age",
+    "spyfall": "pytest_gameeval.games.spyfall",
+    "spygame": "pytest_gameeval.games.spygame",
 }
 
 

@@ -1,0 +1,103 @@
+"""SpyFall (GameEval, Qiao et al. 2023 §3.2): one spy among villagers, describe then vote."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.game import Game
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
+from pytest_gameeval.games.spyfall.rules import SpyFallGame, new_game
+from pytest_gameeval.games.spyfall.scripted import POLICIES
+from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES
+from pytest_gameeval.metrics import spyfall as metrics
+
+ORIENTATIONS = ("fwd", "rev")
+
+
+def load_pairs() -> list[dict[str, Any]]:
+    path = datasets_dir() / "spyfall" / "pairs.jsonl"
+    rows = load_jsonl(path, {"id": str, "spy": str, "villager": str})
+    seen: set[str] = set()
+    for r in rows:
+        if r["id"] in seen:
+            raise GameEvalError(f"{path}: duplicate id {r['id']!r}")
+        if not r["spy"].strip() or not r["villager"].strip() or r["spy"].strip().lower() == r["villager"].strip().lower():
+            raise GameEvalError(f"{path}: pair {r['id']!r} needs two different, non-empty words")
+        seen.add(r["id"])
+    return rows
+
+
+def pair_rows(pairs: list[dict[str, Any]], first: str, second: str, both: bool) -> list[Row]:
+    """One row per (pair, orientation): fwd gives `first` to the spy, rev swaps the words."""
+    rows = []
+    for p in pairs:
+        for orientation in ORIENTATIONS if both else ORIENTATIONS[:1]:
+            spy, villager = (p[first], p[second]) if orientation == "fwd" else (p[second], p[first])
+            data = {"pair_id": p["id"], "orientation": orientation, "spy_word": spy, "villager_word": villager,
+                    "domain": p.get("domain"), "source": p.get("source")}
+            rows.append(Row(f"{p['id']}-{orientation}", data))
+    return rows
+
+
+def select_pairs(pairs: list[dict[str, Any]], wanted: list[str] | None, game: str) -> list[dict[str, Any]]:
+    if not wanted:
+        return pairs
+    known = {p["id"] for p in pairs}
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise GameEvalError(f"{game}: unknown pair id(s) {', '.join(unknown)}")
+    return [p for p in pairs if p["id"] in wanted]
+
+
+class SpyFallSpec(GameSpec):
+    name = "spyfall"
+    title = "SpyFall"
+    options = {
+        "evaluated": Option(SPY, "the side the evaluated model plays; the other side is --model-role spy=... or villager=...", (SPY, VILLAGER)),
+        "players": Option(6, "number of players (one spy)"),
+        "end_players": Option(2, "the spy wins when this many players or fewer remain (paper: 2; GameEval's code: 3)"),
+        "voting": Option("secret", "secret: simultaneous ballots announced together; public: sequential, each announced at once", VOTING_MODES),
+        "revote": Option(True, "a tie goes to a revote among the tied before the draw of lots"),
+        "naming": Option(1, "display names: 1 'Player k', 2 'Aaron One'..., 3 plain first names", NAMING_METHODS),
+        "shuffle_seats": Option(True, "seat the spy at random (else seat 1)"),
+        "shuffle_order": Option(True, "shuffle the speaking order every round"),
+        "shuffle_options": Option(True, "shuffle the vote options for every voter"),
+        "both_orientations": Option(True, "play each pair with the words swapped too"),
+        "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),
+        "source": Option("all", "pairs from the paper, ours, or all", ("all", "paper", "ours")),
+    }
+    outcome_labels = OUTCOMES
+    mean_keys = ("evaluated_win", "spy_living_round", "spy_votes_per_round", "rounds", "abstentions")
+    higher_is_better = {"evaluated_win": True}
+    scripted = POLICIES
+
+    # the default (evaluated=spy); seat_model_roles follows -T evaluated
+    model_roles = {SPY: EVALUATED, VILLAGER: VILLAGER}
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        pairs = load_pairs()
+        if options.get("source", "all") != "all":
+            pairs = [p for p in pairs if p.get("source") == options["source"]]
+        pairs = select_pairs(pairs, options.get("pairs"), self.name)
+        return pair_rows(pairs, "spy", "villager", options.get("both_orientations", True))
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> SpyFallGame:
+        return new_game(row.data, rng, options)
+
+    def seat_model_roles(self, game: Game) -> dict[str, str]:
+        evaluated = game.options["evaluated"]
+        other = VILLAGER if evaluated == SPY else SPY
+        return {name: EVALUATED if seat.role == evaluated else other for name, seat in game.seats.items()}
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return metrics.score(record)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return metrics.summarize(records)
+
+
+SPEC = SpyFallSpec()

@@ -1,0 +1,59 @@
+"""SpyFall rules (GameEval §3.2) on the shared voting loop, with the original code's bugs fixed.
+
+Six players by default: one spy (the spy word), the rest villagers (the common word); nobody is
+told their side. Each round: descriptions in a shuffled speaking order, then a vote; the most-voted
+player is out. Villagers win when the spy is out; the spy wins when `end_players` (default 2, the
+paper's "fewer than three") or fewer remain and it is still in. Fixes over GameEval's code: every
+game ends with a winner (a failed call is a missing description or an abstention, never an
+"exit"), invalid votes are re-prompted then abstentions, ties go to a revote then to a seeded draw.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.game import Turn
+from pytest_gameeval.engine.parsing import plain_text
+from pytest_gameeval.games.spyfall import prompts
+from pytest_gameeval.games.voting import Ballot, SpyWordGame, VoteStage, ballot_parser, cot_fields, no_own_word
+
+
+class SpyFallGame(SpyWordGame):
+    name = "spyfall"
+
+    def system_prompt(self, seat: str) -> str:
+        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players)
+
+    def describe_turn(self, seat: str) -> Turn:
+        word = self.seats[seat].private["word"]
+
+        def parse(text: str) -> dict[str, str]:
+            fields = cot_fields(text, ("speak",))
+            fields["speak"] = plain_text(fields["speak"], max_chars=600)
+            no_own_word(fields["speak"], word)
+            return fields
+
+        return Turn(seat, "describe", prompts.describe_instruction(self.round), parse)
+
+    def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
+        parse = ballot_parser(seat, options, self.alive, self.names, ("speak",))
+        word = self.seats[seat].private["word"]
+
+        def parse_vote(text: str) -> Ballot:
+            ballot = parse(text)
+            no_own_word(ballot.fields["speak"], word)  # the reason is public too
+            return ballot
+
+        return Turn(seat, "vote", prompts.vote_instruction(options, stage.kind == "revote"), parse_vote,
+                    data={"options": options, "stage": stage.kind})
+
+    def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
+        return ballot.fields.get("speak") or None
+
+
+def new_game(row: dict[str, Any], rng: random.Random, options: dict[str, Any]) -> SpyFallGame:
+    spy_word, villager_word = row["spy_word"], row["villager_word"]
+    info = {"pair_id": row["pair_id"], "orientation": row["orientation"], "domain": row.get("domain"),
+            "evaluated": options["evaluated"]}
+    return SpyFallGame(spy_word, villager_word, rng, options, info=info)

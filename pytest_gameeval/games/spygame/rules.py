@@ -1,0 +1,138 @@
+"""SpyGame / Who-is-Spy rules (Liang et al. 2023) on the shared voting loop.
+
+N players (default 4): one guest (the evaluated model, the spy unless -T guest=villager) and
+host agents. Each round every living player describes its keyword (at most `max_words` words,
+not its own keyword, not a repeat of another player's description), optionally guessing the other
+keyword first (word guessing); then everyone votes, optionally reasoning first. Probe mode
+publishes "..." for every description (content-free), so the votes show pure name / position
+bias. The theory-of-mind probe asks every player privately, just before the first vote, what it
+infers; it is then removed from every seat's view so it cannot change the game.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.errors import ParseError, RuleViolation
+from pytest_gameeval.engine.game import Turn
+from pytest_gameeval.engine.matching import squash
+from pytest_gameeval.engine.parsing import last_json_object
+from pytest_gameeval.games.spygame import prompts
+from pytest_gameeval.games.voting import (
+    SPY, VILLAGER, SpyWordGame, VoteStage, ballot_parser, cot_fields, match_name, no_own_word,
+)
+
+
+def read_identity(value: Any) -> str | None:
+    """'spy' / 'villager' from a free answer ("I am the spy" counts); None if neither or both."""
+    text = str(value).lower() if value is not None else ""
+    spy, villager = "spy" in text, "villager" in text or "civilian" in text
+    return SPY if spy and not villager else VILLAGER if villager and not spy else None
+
+
+def read_players(value: Any, others: list[str]) -> dict[str, dict[str, Any]]:
+    """{seat: {"word", "identity"}} from a probe answer, keyed by the seats named (unknown keys dropped)."""
+    if not isinstance(value, dict):
+        raise ParseError('"players" must be a JSON object keyed by player name')
+    out: dict[str, dict[str, Any]] = {}
+    for key, entry in value.items():
+        seat = match_name(str(key), others)
+        if seat is None or not isinstance(entry, dict):
+            continue
+        word = entry.get("word")
+        out[seat] = {"word": str(word).strip() if word is not None else None, "identity": read_identity(entry.get("identity"))}
+    return out
+
+
+class SpyGameGame(SpyWordGame):
+    name = "spygame"
+
+    def seated(self) -> None:
+        """Pick the guest seat (the evaluated model): the spy, or a villager."""
+        if self.options["guest"] == SPY:
+            self.guest = self.spy
+        else:
+            villagers = [n for n in self.names if n != self.spy]
+            self.guest = self.rng.choice(villagers) if self.options["shuffle_seats"] else villagers[0]
+        self.tom: dict[str, dict[str, Any] | None] = {}
+
+    def content_free(self) -> bool:
+        return bool(self.options["probe"])
+
+    def system_prompt(self, seat: str) -> str:
+        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players, self.options["max_words"])
+
+    def describe_turn(self, seat: str) -> Turn:
+        word = self.seats[seat].private["word"]
+        guessing = self.options["word_guessing"]
+        max_words = self.options["max_words"]
+        said_by_others = {squash(d["text"]) for d in self.descriptions if d["seat"] != seat and d["text"]}
+
+        def parse(text: str) -> dict[str, str]:
+            fields = cot_fields(text, ("guess", "speak") if guessing else ("speak",))
+            speak = fields["speak"]
+            if not speak:
+                raise ParseError("the speak field is empty")
+            if max_words and len(speak.split()) > max_words:
+                raise RuleViolation(f"your description has {len(speak.split())} words; use at most {max_words}")
+            no_own_word(speak, word)
+            if squash(speak) in said_by_others:
+                raise RuleViolation("another player already said exactly that; say something new")
+            return fields
+
+        return Turn(seat, "describe", prompts.describe_instruction(self.round, max_words, guessing), parse)
+
+    def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
+        required = ("reasoning",) if self.options["reasoning"] else ()
+        parse = ballot_parser(seat, options, self.alive, self.names, required)
+        instruction = prompts.vote_instruction(options, stage.kind == "revote", self.options["reasoning"])
+        return Turn(seat, "vote", instruction, parse, data={"options": options, "stage": stage.kind})
+
+    # -- theory-of-mind probe -----------------------------------------------------------------
+    def pre_vote_turns(self) -> list[Turn]:
+        if not self.options["tom"]:
+            return []
+        turns = []
+        for seat in self.alive:
+            others = [p for p in self.alive if p != seat]
+            second = seat == self.guest
+
+            def parse(text: str, others: list[str] = others, second: bool = second) -> dict[str, Any]:
+                obj = last_json_object(text)
+                if "players" not in obj:
+                    raise ParseError('the JSON object lacks the field "players"')
+                answer = {"self_identity": read_identity(obj.get("self_identity")), "players": read_players(obj["players"], others)}
+                if second:
+                    if "they_think" not in obj:
+                        raise ParseError('the JSON object lacks the field "they_think"')
+                    answer["they_think"] = read_players(obj["they_think"], others)
+                return answer
+
+            turns.append(Turn(seat, "tom", prompts.tom_instruction(others, second), parse,
+                              data={"others": others, "second_order": second}))
+        return turns
+
+    def on_pre_vote(self, turn: Turn, action: Any | None, failure: str | None) -> None:
+        self.tom[turn.seat] = action
+        self.act(turn.seat, "theory-of-mind probe answer" if action else f"no probe answer ({failure})", answer=action)
+
+    def after_pre_vote(self, start: int) -> None:
+        """Take the probe out of every seat's view: it is a measurement, not part of the game."""
+        for event in self.events[start:]:
+            if event.to is not None and len(event.to) == 1:
+                event.to = ()
+                event.data["probe_hidden"] = True
+
+    def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        guest_won = (label == "spy_win") == (self.guest == self.spy)
+        details.update(guest=self.guest, guest_role=self.seats[self.guest].role, guest_win=guest_won,
+                       probe=bool(self.options["probe"]), tom=self.tom if self.options["tom"] else None,
+                       words={n: s.private["word"] for n, s in self.seats.items()},
+                       roles={n: s.role for n, s in self.seats.items()})
+        super().finish(label, winner, **details)
+
+
+def new_game(row: dict[str, Any], rng: random.Random, options: dict[str, Any]) -> SpyGameGame:
+    info = {"pair_id": row["pair_id"], "orientation": row["orientation"], "domain": row.get("domain")}
+    return SpyGameGame(row["spy_word"], row["villager_word"], rng, options, info=info)

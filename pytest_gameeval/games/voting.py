@@ -1,0 +1,438 @@
+"""Voting machinery shared by the hidden-word voting games (SpyFall, SpyGame / Who-is-Spy).
+
+Two layers:
+
+- `VoteStage`: one ballot among living players. Secret and simultaneous by default (every
+  ballot is asked at once from the same state and announced together), or sequential and public
+  (each ballot is announced before the next voter is asked). Votes are validated: a vote for
+  oneself, for a player who is out, for an unknown name, or (in a revote) for a player outside the
+  tie is a rule violation; an unreadable reply is a format error. The runner re-prompts; a seat
+  that still has no valid vote abstains. `leaders()` gives the most-voted candidates.
+- `SpyWordGame`: the round loop both games share. Each round: a describing stage in speaking
+  order, optional private turns before the vote (SpyGame's theory-of-mind probe), then a vote.
+  The most-voted player is out; a tie goes to a revote among the tied, then to a draw of lots
+  with the game's seeded random source. Villagers win when the spy is voted out; the spy wins when
+  `end_players` or fewer players remain and it is still in. Every round removes exactly one
+  player, so every game ends, with a winner, within `players - end_players` rounds.
+
+Bias controls (SpyGame paper §3.3): display names by a naming method, seats shuffled (which seat
+is the spy), speaking order shuffled every round, vote options shuffled for every voter.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
+from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.matching import mentions, normalize, squash
+from pytest_gameeval.engine.parsing import last_json_object, require_fields
+
+SPY = "spy"
+VILLAGER = "villager"
+SPY_WIN = "spy_win"
+VILLAGER_WIN = "villager_win"
+OUTCOMES = (SPY_WIN, VILLAGER_WIN)
+
+SECRET = "secret"
+PUBLIC = "public"
+VOTING_MODES = (SECRET, PUBLIC)
+
+# -- display names ------------------------------------------------------------------------
+# Method 2 pairs a first name with the seat number written out; method 3 uses plain first names.
+_NUMBER_NAMES = [
+    "Aaron One", "Barbara Two", "Charlie Three", "David Four", "Emma Five", "Frank Six",
+    "Grace Seven", "Henry Eight", "Irene Nine", "Julian Ten", "Karen Eleven", "Louis Twelve",
+]
+_FIRST_NAMES = ["Jack", "Mary", "Alice", "Tom", "Linda", "Peter", "Susan", "Mike", "Nora", "Oscar", "Rita", "Sam"]
+NAMING_METHODS = (1, 2, 3)
+MAX_PLAYERS = 12
+
+
+def seat_names(method: int, n: int) -> list[str]:
+    """The display names of seats 1..n under a naming method (1: "Player k")."""
+    if not 3 <= n <= MAX_PLAYERS:
+        raise GameEvalError(f"players must be between 3 and {MAX_PLAYERS}, not {n}")
+    if method == 1:
+        return [f"Player {k}" for k in range(1, n + 1)]
+    if method == 2:
+        return _NUMBER_NAMES[:n]
+    if method == 3:
+        return _FIRST_NAMES[:n]
+    raise GameEvalError(f"naming must be one of {', '.join(map(str, NAMING_METHODS))}, not {method}")
+
+
+def match_name(raw: str, names: list[str]) -> str | None:
+    """The seat a vote names: an exact (case/space-folded) name, else the one name mentioned."""
+    key = squash(raw)
+    exact = [n for n in names if squash(n) == key]
+    if exact:
+        return exact[0]
+    text = normalize(raw)
+    found = [n for n in names if re.search(rf"(?<![a-z0-9]){re.escape(normalize(n))}(?![a-z0-9])", text)]
+    return found[0] if len(found) == 1 else None
+
+
+@dataclass
+class Ballot:
+    """A validated vote: the chosen seat and every field of the reply (reason, reasoning...)."""
+
+    choice: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+def ballot_parser(voter: str, options: list[str], alive: list[str], names: list[str], required: tuple[str, ...] = ()):
+    """parse(text) -> Ballot for one voter; format errors and rule violations as the engine wants."""
+
+    def parse(text: str) -> Ballot:
+        obj = last_json_object(text)
+        fields = require_fields(obj, "name", *required)
+        choice = match_name(fields["name"], names)
+        if choice is None:
+            raise RuleViolation(f"there is no player called {fields['name'][:40]!r}; make a choice from {options}")
+        if choice == voter:
+            raise RuleViolation(f"you cannot vote for yourself; make a choice from {options}")
+        if choice not in alive:
+            raise RuleViolation(f"{choice} is out of the game; make a choice from {options}")
+        if choice not in options:
+            raise RuleViolation(f"{choice} is not among the players you may vote for now; make a choice from {options}")
+        extra = {k: v for k, v in obj.items() if k != "name"}
+        return Ballot(choice, {**extra, **fields})
+
+    return parse
+
+
+class VoteStage:
+    """One ballot: who votes, whom each may choose (in the order shown), and the votes cast."""
+
+    def __init__(self, kind: str, voters: list[str], candidates: list[str], rng: random.Random, *,
+                 secret: bool = True, shuffle_options: bool = True):
+        self.kind = kind  # "first" or "revote"
+        self.voters = list(voters)  # in the order asked when voting is public
+        self.candidates = list(candidates)
+        self.secret = secret
+        self.options: dict[str, list[str]] = {}
+        for v in self.voters:
+            opts = [c for c in self.candidates if c != v]
+            if shuffle_options:
+                rng.shuffle(opts)
+            self.options[v] = opts
+        self.ballots: dict[str, Ballot | None] = {}  # None: abstained
+        self.abstain_reason: dict[str, str] = {}
+
+    def waiting(self) -> list[str]:
+        left = [v for v in self.voters if v not in self.ballots]
+        return left if self.secret else left[:1]
+
+    def cast(self, voter: str, ballot: Ballot) -> None:
+        self.ballots[voter] = ballot
+
+    def abstain(self, voter: str, why: str) -> None:
+        self.ballots[voter] = None
+        self.abstain_reason[voter] = why
+
+    @property
+    def complete(self) -> bool:
+        return all(v in self.ballots for v in self.voters)
+
+    def tally(self) -> dict[str, int]:
+        counts = Counter(b.choice for b in self.ballots.values() if b is not None)
+        return {c: counts.get(c, 0) for c in self.candidates}
+
+    def leaders(self) -> list[str]:
+        """The most-voted candidates (all candidates if nobody cast a valid vote)."""
+        tally = self.tally()
+        top = max(tally.values())
+        return [c for c in self.candidates if tally[c] == top]
+
+    def records(self, round_: int, order: list[str]) -> list[dict[str, Any]]:
+        """One JSON-able entry per voter, with what bias metrics need (option and speaking positions)."""
+        out = []
+        for v in self.voters:
+            b = self.ballots.get(v)
+            out.append({
+                "round": round_, "stage": self.kind, "voter": v, "options": self.options[v],
+                "order": list(order), "choice": None if b is None else b.choice,
+                "abstained": b is None, "why": self.abstain_reason.get(v),
+            })
+        return out
+
+
+class SpyWordGame(Game):
+    """The shared round loop. Subclasses supply prompts and the describe/vote turns."""
+
+    name = "spyword"
+
+    def __init__(self, spy_word: str, villager_word: str, rng: random.Random, options: dict[str, Any], *,
+                 info: dict[str, Any] | None = None):
+        n = options["players"]
+        end = options["end_players"]
+        if not 2 <= end < n:
+            raise GameEvalError(f"end_players must be at least 2 and below players ({n}), not {end}")
+        names = seat_names(options["naming"], n)
+        spy_index = rng.randrange(n) if options["shuffle_seats"] else 0
+        seats = [
+            Seat(name, SPY if i == spy_index else VILLAGER, {"word": spy_word if i == spy_index else villager_word})
+            for i, name in enumerate(names)
+        ]
+        super().__init__(seats, rng, options)
+        self.names = names
+        self.spy = names[spy_index]
+        self.spy_word, self.villager_word = spy_word, villager_word
+        self.info = dict(info or {})
+        self.end_players = end
+        self.alive = list(names)
+        self.secret = options["voting"] == SECRET
+        self.revote = options.get("revote", True)
+        self.phase = "describe"
+        self.order: list[str] = []
+        self.speaker = 0
+        self.stage: VoteStage | None = None
+        self.ballots: list[dict[str, Any]] = []
+        self.rounds_log: list[dict[str, Any]] = []
+        self.eliminated: list[dict[str, Any]] = []
+        self.descriptions: list[dict[str, Any]] = []
+        self._pre_vote: list[Turn] = []
+        self._pre_vote_done: set[str] = set()
+        self.seated()
+        self._start_round()
+
+    # -- subclass hooks -----------------------------------------------------------------
+    def seated(self) -> None:
+        """Called once the seats exist, before the first round starts."""
+
+    def describe_turn(self, seat: str) -> Turn:
+        raise NotImplementedError
+
+    def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
+        raise NotImplementedError
+
+    def content_free(self) -> bool:
+        """True when descriptions are not asked but published as "..." (SpyGame's probe mode)."""
+        return False
+
+    def pre_vote_turns(self) -> list[Turn]:
+        """Private turns asked together after the descriptions and before the vote (default none)."""
+        return []
+
+    def on_pre_vote(self, turn: Turn, action: Any | None, failure: str | None) -> None:
+        pass
+
+    def after_pre_vote(self, start: int) -> None:
+        pass
+
+    def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
+        """The public words that go with a vote (SpyFall: the `speak` field); None: no words."""
+        return None
+
+    # -- the round loop -------------------------------------------------------------------
+    def _start_round(self) -> None:
+        self.round += 1
+        self.order = list(self.alive)
+        if self.options["shuffle_order"]:
+            self.rng.shuffle(self.order)
+        self.speaker = 0
+        self.phase = "describe"
+        self.rounds_log.append({"round": self.round, "alive": list(self.alive), "order": list(self.order)})
+        self.host(
+            f"Round {self.round}. Players still in the game: {', '.join(self.alive)}. "
+            f"Speaking order: {', '.join(self.order)}."
+        )
+        if self.content_free():
+            for seat in self.order:
+                self.say(seat, "...", description=True, content_free=True)
+                self.descriptions.append({"round": self.round, "seat": seat, "text": "...", "content_free": True})
+            self._descriptions_done()
+
+    def _descriptions_done(self) -> None:
+        turns = self.pre_vote_turns() if self.round == 1 else []
+        if turns:
+            self.phase = "pre_vote"
+            self._pre_vote = turns
+            self._pre_vote_start = len(self.events)
+            return
+        self._open_vote("first", list(self.alive))
+
+    def _open_vote(self, kind: str, candidates: list[str]) -> None:
+        self.phase = "vote"
+        voters = list(self.order)  # public voting follows the speaking order
+        self.stage = VoteStage(kind, voters, candidates, self.rng, secret=self.secret,
+                               shuffle_options=self.options["shuffle_options"])
+        how = "secretly and all at once; the votes are announced together" if self.secret else "one after another, in speaking order, and each vote is announced at once"
+        if kind == "first":
+            self.host(f"Voting for round {self.round}: every player votes for the player they think is the spy, {how}.")
+        else:
+            self.host(f"Revote among the tied players {', '.join(candidates)}: every player votes again, {how}.")
+
+    def pending(self) -> list[Turn]:
+        if self.phase == "describe":
+            return [self.describe_turn(self.order[self.speaker])]
+        if self.phase == "pre_vote":
+            return [t for t in self._pre_vote if t.seat not in self._pre_vote_done]
+        assert self.stage is not None
+        return [self.vote_turn(v, self.stage.options[v], self.stage) for v in self.stage.waiting()]
+
+    def apply(self, turn: Turn, text: str, action: Any) -> None:
+        if turn.action == "describe":
+            self.on_description(turn.seat, action)
+            self._next_speaker()
+        elif turn.action == "vote":
+            self._cast(turn.seat, action)
+        else:
+            self._pre_vote_answer(turn, action, None)
+
+    def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
+        if turn.action == "describe":
+            self.host(f"{turn.seat} gave no description this round.")
+            self.descriptions.append({"round": self.round, "seat": turn.seat, "text": None, "failure": kind})
+            self._next_speaker()
+        elif turn.action == "vote":
+            assert self.stage is not None
+            self.stage.abstain(turn.seat, kind)
+            if not self.secret:
+                self.host(f"{turn.seat} cast no valid vote and abstains.")
+            self._maybe_resolve()
+        else:
+            self._pre_vote_answer(turn, None, kind)
+
+    def on_description(self, seat: str, action: Any) -> None:
+        """Publish a validated description (action: dict with at least "speak")."""
+        self.say(seat, action["speak"], description=True)
+        self.descriptions.append({"round": self.round, "seat": seat, "text": action["speak"]})
+        private = {k: v for k, v in action.items() if k not in ("speak", "thought")}
+        if private:
+            self.act(seat, "private fields of the description turn", **private)
+
+    def _next_speaker(self) -> None:
+        self.speaker += 1
+        if self.speaker >= len(self.order):
+            self._descriptions_done()
+
+    def _pre_vote_answer(self, turn: Turn, action: Any | None, failure: str | None) -> None:
+        self.on_pre_vote(turn, action, failure)
+        self._pre_vote_done.add(turn.seat)
+        if all(t.seat in self._pre_vote_done for t in self._pre_vote):
+            self.after_pre_vote(self._pre_vote_start)
+            self._open_vote("first", list(self.alive))
+
+    def _cast(self, voter: str, ballot: Ballot) -> None:
+        assert self.stage is not None
+        self.stage.cast(voter, ballot)
+        self.act(voter, f"votes for {ballot.choice}", choice=ballot.choice, stage=self.stage.kind)
+        if not self.secret:
+            self._announce_ballot(voter, ballot)
+        self._maybe_resolve()
+
+    def _announce_ballot(self, voter: str, ballot: Ballot | None) -> None:
+        if ballot is None:
+            self.host(f"{voter} abstains.")
+            return
+        self.host(f"{voter} votes for {ballot.choice}.")
+        reason = self.describe_reason(voter, ballot)
+        if reason:
+            self.say(voter, reason, vote_reason=True)
+
+    def _maybe_resolve(self) -> None:
+        stage = self.stage
+        assert stage is not None
+        if not stage.complete:
+            return
+        if self.secret:  # simultaneous ballots become public together, in speaking order
+            for voter in stage.voters:
+                self._announce_ballot(voter, stage.ballots[voter])
+        self.ballots.extend(stage.records(self.round, self.order))
+        tally = stage.tally()
+        self.host("Votes received: " + ", ".join(f"{c}: {tally[c]}" for c in stage.candidates) + ".")
+        leaders = stage.leaders()
+        if len(leaders) == 1:
+            self._eliminate(leaders[0], "vote")
+        elif stage.kind == "first" and self.revote:
+            self.host(f"It is a tie between {', '.join(leaders)}.")
+            self._open_vote("revote", leaders)
+        else:
+            chosen = self.rng.choice(leaders)
+            self.host(f"Still a tie between {', '.join(leaders)}; the host draws lots: {chosen}.")
+            self.judge("tie broken by the seeded random source", tied=leaders, chosen=chosen)
+            self._eliminate(chosen, "lot")
+
+    def _eliminate(self, seat: str, how: str) -> None:
+        self.alive.remove(seat)
+        self.eliminated.append({"round": self.round, "seat": seat, "role": self.seats[seat].role, "how": how})
+        self.stage = None
+        if seat == self.spy:
+            self.host(f"{seat} is voted out. {seat} was the spy: the villagers win.")
+            self.finish(VILLAGER_WIN, "villagers")
+        elif len(self.alive) <= self.end_players:
+            self.host(f"{seat} is voted out and was not the spy. Only {len(self.alive)} players remain: the spy wins.")
+            self.finish(SPY_WIN, "spy")
+        else:
+            self.host(f"{seat} is voted out. The spy is still in the game.")
+            self._start_round()
+
+    # -- the record ---------------------------------------------------------------------
+    def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        out_round = {e["seat"]: e["round"] for e in self.eliminated}
+        details.update(
+            self.info,
+            spy=self.spy, spy_word=self.spy_word, villager_word=self.villager_word,
+            rounds=self.round, end_players=self.end_players,
+            # rounds a seat survived: completed rounds in which it was not voted out
+            survived={s: (out_round[s] - 1 if s in out_round else self.round) for s in self.names},
+            eliminated=self.eliminated, ballots=self.ballots, rounds_log=self.rounds_log,
+            descriptions=self.descriptions,
+        )
+        super().finish(label, winner, **details)
+
+
+def votes_received(ballots: list[dict[str, Any]], stage: str = "first") -> dict[str, dict[int, int]]:
+    """seat -> round -> valid votes received in that round's ballot of the given stage."""
+    out: dict[str, dict[int, int]] = {}
+    for b in ballots:
+        if b["stage"] == stage and b["choice"] is not None:
+            out.setdefault(b["choice"], {}).setdefault(b["round"], 0)
+            out[b["choice"]][b["round"]] += 1
+    return out
+
+
+def votes_per_round(details: dict[str, Any], seat: str) -> float:
+    """Average first-ballot votes a seat received per round it was in the game."""
+    rounds = [r for r in details["rounds_log"] if seat in r["alive"]]
+    if not rounds:
+        return float("nan")
+    got = votes_received(details["ballots"]).get(seat, {})
+    return sum(got.get(r["round"], 0) for r in rounds) / len(rounds)
+
+
+def same_word(a: str | None, b: str | None) -> bool:
+    """Whether two keyword strings name the same word (case, spacing, articles, plurals folded)."""
+    if not a or not b or not squash(a) or not squash(b):
+        return False
+    if squash(a) == squash(b):
+        return True
+    try:
+        return mentions(a, b) or mentions(b, a)
+    except ValueError:
+        return False
+
+
+def cot_fields(text: str, required: tuple[str, ...]) -> dict[str, str]:
+    """A JSON reply's required string fields (other string fields kept): format errors otherwise."""
+    obj = last_json_object(text)
+    fields = require_fields(obj, *required)
+    extra = {k: v.strip() for k, v in obj.items() if k not in fields and isinstance(v, str)}
+    return {**extra, **fields}
+
+
+def no_own_word(text: str, word: str) -> None:
+    """A description must not say its own keyword."""
+    if mentions(text, word):
+        raise RuleViolation("what you say must not contain your own keyword; say it again without the keyword")
+
+
+def not_empty(text: str) -> None:
+    if not text.strip():
+        raise ParseError("the speak field is empty")

@@ -1,0 +1,17 @@
+"""SpyFall (GameEval §3.2): `inspect eval tasks/spyfall.py --model gameeval/local --limit 2`.
+
+Task arguments: -T evaluated=spy|villager (spy), players=6, end_players=2, voting=secret|public,
+revote=true, naming=1|2|3, shuffle_seats/shuffle_order/shuffle_options=true,
+both_orientations=true, pairs=ipad-iphone,..., source=all|paper|ours, seed=0, style=chat|flat,
+limit=N, shuffle=false. The other side is `--model-role villager=...` (or `spy=...` with
+evaluated=villager); unbound, the evaluated model plays it. See docs/spyfall.md.
+"""
+
+from inspect_ai import Task, task
+
+from pytest_gameeval.inspect_ext.task import game_task
+
+
+@task
+def spyfall(**task_args) -> Task:
+    return game_task("spyfall", **task_args)

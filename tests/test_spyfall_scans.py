@@ -1,0 +1,95 @@
+"""Prompt scans over every SpyFall pair: no seat's prompt holds the other side's word, and no seat
+ever sees another seat's private thought."""
+
+import asyncio
+import json
+import random
+
+import pytest
+
+from pytest_gameeval.engine.matching import mentions
+from pytest_gameeval.engine.rng import derive_seed
+from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.play import play_case
+from pytest_gameeval.players.base import Reply
+
+PRIVATE_FIELDS = ("thought", "guess", "reasoning")
+
+
+def nested_pair(a: str, b: str) -> bool:
+    """Pairs where one word contains the other ("milk" / "soy milk") cannot pass a word scan."""
+    return mentions(a, b) or mentions(b, a)
+
+
+class MarkedPlayer:
+    """A scripted policy whose private fields carry a marker unique to the seat; records prompts."""
+
+    def __init__(self, policy, seat, seed):
+        self.policy, self.seat, self.rng, self.label = policy, seat, random.Random(seed), "marked"
+        self.prompts = []
+
+    async def act(self, ctx):
+        self.prompts.append(ctx)
+        reply = json.loads(self.policy(ctx, self.rng))
+        for key in PRIVATE_FIELDS:
+            if key in reply:
+                reply[key] = f"{key} secretof{self.seat.replace(' ', '')} {reply[key]}"
+        return Reply(json.dumps(reply))
+
+
+def play_marked(spec, row, options, strengths):
+    players = {}
+
+    def bind(seat, role):
+        policy = spec.scripted[strengths.get(role, strengths["*"])][seat.role]
+        players[seat.name] = MarkedPlayer(policy, seat.name, derive_seed(row.id, seat.name))
+        return players[seat.name]
+
+    record = asyncio.run(play_case(spec, row, 0, options, bind))
+    return record, players
+
+
+def scan(record, players):
+    """Assert word isolation and thought privacy over every prompt sent in one game."""
+    details = record.outcome["details"]
+    spy_word, villager_word = details["spy_word"], details["villager_word"]
+    roles = {s["name"]: s["role"] for s in record.seats}
+    for name, player in players.items():
+        assert player.prompts, f"{name} was never asked"
+        forbidden = villager_word if roles[name] == "spy" else spy_word
+        for ctx in player.prompts:
+            text = "\n".join(m["content"] for m in ctx.messages)
+            assert not mentions(text, forbidden), f"{name} ({roles[name]}) saw {forbidden!r}"
+            for other in players:
+                if other != name:
+                    assert f"secretof{other.replace(' ', '')}" not in text, f"{name} saw a private field of {other}"
+        own = "\n".join(m["content"] for m in player.prompts[-1].messages)
+        if len(player.prompts) > 1:
+            assert f"secretof{name.replace(' ', '')}" in own  # a seat does see its own replies
+
+
+def test_only_the_milk_pair_is_nested():
+    spec = get_spec("spyfall")
+    nested = {r.data["pair_id"] for r in spec.rows(spec.parse_options({})) if nested_pair(r.data["spy_word"], r.data["villager_word"])}
+    assert nested == {"milk-soy-milk"}
+
+
+@pytest.mark.parametrize("strengths", [{"*": "strong"}, {"evaluated": "random", "*": "strong"}, {"*": "random"}])
+def test_spyfall_prompts_never_leak_words_or_thoughts(strengths):
+    spec = get_spec("spyfall")
+    options = spec.parse_options({})
+    rows = [r for r in spec.rows(options) if not nested_pair(r.data["spy_word"], r.data["villager_word"])]
+    assert len(rows) >= 100
+    for row in rows:
+        record, players = play_marked(spec, row, options, strengths)
+        scan(record, players)
+
+
+def test_spyfall_public_voting_and_other_names_scan_clean():
+    spec = get_spec("spyfall")
+    options = spec.parse_options({"voting": "public", "naming": 2, "source": "paper"})
+    for row in spec.rows(options):
+        if nested_pair(row.data["spy_word"], row.data["villager_word"]):
+            continue
+        record, players = play_marked(spec, row, options, {"*": "random"})
+        scan(record, players)
