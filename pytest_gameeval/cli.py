@@ -16,6 +16,7 @@ def _serve_local(argv: list[str]) -> int:
 
 COMMANDS = {
     "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
+    "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "run every model pairing of spyfall/tofukingdom through inspect (resumable); matrices, points, Bradley-Terry ratings as JSON and PNG"),
 }
 
 

@@ -7,6 +7,8 @@
   answers heard and the camps' obligations, and names the player who is the Princess in most
   of them. Answerers lie strategically: the Queen camp points at the Queen, the Spy camp at
   the Spy (the Prince camp must tell the truth anyway).
+- naive: the Prince asks everyone who the Princess is and believes the majority (answerers
+  as in random) — the Queen camp's three liars can steer it.
 """
 
 from __future__ import annotations
@@ -99,6 +101,18 @@ def oracle_prince(ctx: TurnContext, rng: random.Random) -> str:
     return _reply(princess=rng.choice([n for n in names if counts[n] == best]))
 
 
+def naive_prince(ctx: TurnContext, rng: random.Random) -> str:
+    names = _names(ctx)
+    if ctx.turn.action in ("ask", "extra"):
+        extra = {"player": rng.choice(names)} if ctx.turn.action == "extra" else {}
+        return _reply(question="princess", **extra)
+    votes = [answer for _, kind, _, answer in heard_answers(ctx) if kind == "princess"]
+    if not votes:
+        return _reply(princess=rng.choice(names))
+    best = max(votes.count(n) for n in names)
+    return _reply(princess=rng.choice([n for n in names if votes.count(n) == best]))
+
+
 def _truth(ctx: TurnContext) -> tuple[str, str, str | None, dict[str, str]]:
     identities = ctx.seat.private["identities"]
     kind, target = ctx.turn.data["kind"], ctx.turn.data.get("target")
@@ -148,4 +162,5 @@ def strategic_answerer(ctx: TurnContext, rng: random.Random) -> str:
 POLICIES = {
     "random": {"prince": random_prince, **{r: random_answerer for r in HIDDEN_ROLES}},
     "oracle": {"prince": oracle_prince, **{r: strategic_answerer for r in HIDDEN_ROLES}},
+    "naive": {"prince": naive_prince, **{r: random_answerer for r in HIDDEN_ROLES}},
 }

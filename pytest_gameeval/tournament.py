@@ -1,0 +1,378 @@
+"""Tournaments: every ordered model pair (SpyFall) or camp permutation (TofuKingdom), run
+through inspect's eval_set (resumable: re-running with the same log dir completes only what is
+missing), then read back from the logs into matrices, points and Bradley–Terry ratings,
+written as JSON and a heatmap PNG.
+
+`gameeval tournament spyfall --models A,B,C` / `gameeval tournament tofukingdom --models A,B,C`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.metrics.ratings import bradley_terry
+from pytest_gameeval.metrics.stats import rate
+
+GAMES = ("spyfall", "tofukingdom")
+TOFU_CAMPS = ("prince", "queen", "spy")
+RECORD_KEY = "gameeval_record"  # as written by inspect_ext/solver.py
+
+
+@dataclass(frozen=True)
+class Matchup:
+    """One inspect task: the evaluated model, its side, and the other sides' model roles."""
+
+    game: str
+    seats: tuple[tuple[str, str], ...]  # (side, model) for every side, e.g. (("spy", A), ("villager", B))
+
+    @property
+    def sides(self) -> dict[str, str]:
+        return dict(self.seats)
+
+    @property
+    def evaluated_side(self) -> str:
+        return self.seats[0][0]
+
+    @property
+    def model(self) -> str:
+        return self.seats[0][1]
+
+    @property
+    def model_roles(self) -> dict[str, str]:
+        return {side: model for side, model in self.seats[1:]}
+
+
+def parse_models(text: str | Sequence[str]) -> list[str]:
+    models = [m.strip() for m in (text.split(",") if isinstance(text, str) else text) if m.strip()]
+    if len(models) < 2:
+        raise GameEvalError("a tournament needs at least two models (--models A,B[,C...])")
+    dupes = sorted({m for m in models if models.count(m) > 1})
+    if dupes:
+        raise GameEvalError(f"model(s) listed twice: {', '.join(dupes)}")
+    return models
+
+
+def matchups(game: str, models: Sequence[str], self_play: bool = False) -> list[Matchup]:
+    """SpyFall: every ordered pair (M_a spy, M_b villagers). TofuKingdom: with three or more
+    models every ordered choice of three distinct models for (Prince, Queen, Spy) camps — the
+    six permutations for three models; with two models, the six assignments using both."""
+    if game == "spyfall":
+        pairs = itertools.product(models, repeat=2) if self_play else itertools.permutations(models, 2)
+        return [Matchup(game, (("spy", a), ("villager", b))) for a, b in pairs]
+    if game == "tofukingdom":
+        if len(models) >= 3:
+            triples = list(itertools.permutations(models, 3))
+        else:
+            triples = [t for t in itertools.product(models, repeat=3) if len(set(t)) == len(models)]
+        if self_play:
+            triples += [(m, m, m) for m in models]
+        return [Matchup(game, tuple(zip(TOFU_CAMPS, t))) for t in triples]
+    raise GameEvalError(f"no tournament for {game!r}; choose from {', '.join(GAMES)}")
+
+
+def check_task_args(game: str, task_args: dict[str, Any]) -> None:
+    if "evaluated" in task_args:
+        raise GameEvalError("the tournament sets -T evaluated itself (it binds every side); drop it")
+    get_spec(game).parse_options(task_args)  # unknown or ill-typed arguments: one clear error
+
+
+def build_tasks(matches: list[Matchup], task_args: dict[str, Any]) -> list[Any]:
+    import gameeval.tasks as registered  # the registered @task functions (gameeval/<game>)
+    from inspect_ai import task_with
+    from inspect_ai.model import get_model
+
+    tasks = []
+    for m in matches:
+        task = getattr(registered, m.game)(evaluated=m.evaluated_side, **task_args)
+        tasks.append(task_with(task, model=get_model(m.model), model_roles=m.model_roles))
+    return tasks
+
+
+def run(
+    game: str, models: Sequence[str], log_dir: str | Path, *, task_args: dict[str, Any] | None = None,
+    limit: int | None = None, epochs: int | None = None, self_play: bool = False,
+    max_tasks: int | None = None, display: str | None = None,
+) -> tuple[bool, list[Any]]:
+    """Run (or resume) every matchup as one eval set in `log_dir`."""
+    from inspect_ai import eval_set
+
+    task_args = dict(task_args or {})
+    check_task_args(game, task_args)
+    tasks = build_tasks(matchups(game, models, self_play), task_args)
+    kwargs: dict[str, Any] = {"log_dir": str(log_dir), "limit": limit, "epochs": epochs, "max_tasks": max_tasks}
+    if display:
+        kwargs["display"] = display
+    return eval_set(tasks, **{k: v for k, v in kwargs.items() if v is not None})
+
+
+# -- reading the logs back ----------------------------------------------------------------
+@dataclass
+class Game:
+    sides: dict[str, str]  # side -> model name as given on the command line
+    record: GameRecord
+
+
+@dataclass
+class Collected:
+    games: list[Game] = field(default_factory=list)
+    logs: list[dict[str, Any]] = field(default_factory=list)
+
+
+def sides_of_log(game: str, eval_spec: Any) -> dict[str, str]:
+    """side -> model for one log, from its evaluated model, -T evaluated and model roles."""
+    evaluated = (eval_spec.task_args or {}).get("evaluated") or ("spy" if game == "spyfall" else "prince")
+    roles = {k: v.model for k, v in (eval_spec.model_roles or {}).items()}
+    all_sides = ("spy", "villager") if game == "spyfall" else TOFU_CAMPS
+    return {side: (eval_spec.model if side == evaluated else roles.get(side, eval_spec.model)) for side in all_sides}
+
+
+def collect(game: str, log_dir: str | Path) -> Collected:
+    """Every game record of `game` in the successful logs of `log_dir`."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    out = Collected()
+    for info in list_eval_logs(str(log_dir)):
+        header = read_eval_log(info, header_only=True)
+        if (header.eval.metadata or {}).get("gameeval_game") != game:
+            continue
+        out.logs.append({"file": Path(info.name).name, "status": header.status, "model": header.eval.model})
+        if header.status != "success":
+            continue
+        log = read_eval_log(info)
+        sides = sides_of_log(game, log.eval)
+        for sample in log.samples or []:
+            if RECORD_KEY in (sample.metadata or {}):
+                out.games.append(Game(sides, GameRecord.from_dict(sample.metadata[RECORD_KEY])))
+    return out
+
+
+# -- analysis -------------------------------------------------------------------------------
+def _matrix(models: list[str], cell: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "rows": models, "cols": models,
+        "value": [[cell.get((a, b), {}).get("value") for b in models] for a in models],
+        "ci": [[cell.get((a, b), {}).get("ci") for b in models] for a in models],
+        "n": [[cell.get((a, b), {}).get("n", 0) for b in models] for a in models],
+    }
+
+
+def _points(models: list[str], won: dict[str, int], played: dict[str, int]) -> dict[str, Any]:
+    out = {}
+    for m in models:
+        r = rate(won[m], played[m])
+        ci = [None if x is None else x * played[m] for x in r["ci"]]
+        out[m] = {"points": won[m], "games": played[m], "rate": r, "points_ci": ci}
+    return out
+
+
+def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, seed: int) -> dict[str, Any]:
+    from pytest_gameeval.metrics.spyfall import pair_metrics, spy_living_round
+
+    by_pair: dict[tuple[str, str], list[GameRecord]] = defaultdict(list)
+    won: dict[str, int] = defaultdict(int)
+    played: dict[str, int] = defaultdict(int)
+    comparisons = []
+    for g in games:
+        spy, villager = g.sides["spy"], g.sides["villager"]
+        by_pair[(spy, villager)].append(g.record)
+        spy_won = g.record.outcome["winner"] == "spy"
+        winner = spy if spy_won else villager
+        for m in {spy, villager}:
+            played[m] += 1
+        won[winner] += 1
+        if spy != villager:
+            comparisons.append([(winner, villager if spy_won else spy)])
+    win_cells, round_cells, per_pair = {}, {}, {}
+    for (a, b), records in by_pair.items():
+        pm = pair_metrics(records)
+        win_cells[(a, b)] = {**pm["w_avg"], "n": len(records)}
+        round_cells[(a, b)] = {**pm["l_avg"], "n": len(records)}
+        overall = rate(sum(r.outcome["winner"] == "spy" for r in records), len(records))
+        per_pair[f"{a} (spy) vs {b} (villagers)"] = {
+            "spy": a, "villagers": b, "games": len(records), "word_pairs": pm["pairs"],
+            "spy_win_rate_avg_over_pairs": pm["w_avg"], "spy_living_round_avg_over_pairs": pm["l_avg"],
+            "spy_win_rate_all_games": overall,
+            "mean_spy_living_round_all_games": sum(spy_living_round(r) for r in records) / len(records),
+        }
+    return {
+        "matrices": {
+            "spy_win_rate": {"description": "row model plays the spy, column model every villager; average over word pairs", **_matrix(models, win_cells)},
+            "spy_living_round": {"description": "rounds the spy survived; average over word pairs", **_matrix(models, round_cells)},
+        },
+        "matchups": per_pair,
+        "points": _points(models, won, played),
+        "bradley_terry": bradley_terry(comparisons, models, n_resamples=n_resamples, seed=seed),
+    }
+
+
+def analyze_tofukingdom(games: list[Game], models: list[str], *, n_resamples: int, seed: int) -> dict[str, Any]:
+    beat: dict[tuple[str, str], list[int]] = defaultdict(list)  # (a, b) -> 1 if a's camp won, per game
+    camp_results: dict[tuple[str, str], list[int]] = defaultdict(list)  # (model, camp) -> wins
+    won: dict[str, int] = defaultdict(int)
+    played: dict[str, int] = defaultdict(int)
+    comparisons = []
+    per_perm: dict[str, dict[str, int]] = defaultdict(lambda: {c: 0 for c in TOFU_CAMPS})
+    for g in games:
+        winner_camp = g.record.outcome["winner"]
+        winner = g.sides[winner_camp]
+        per_perm[" / ".join(f"{c}={g.sides[c]}" for c in TOFU_CAMPS)][winner_camp] += 1
+        for m in set(g.sides.values()):
+            played[m] += 1
+        won[winner] += 1
+        for camp, m in g.sides.items():
+            camp_results[(m, camp)].append(int(camp == winner_camp))
+        for a, b in itertools.permutations(set(g.sides.values()), 2):
+            beat[(a, b)].append(int(a == winner))
+        comparisons.append([(winner, loser) for loser in sorted(set(g.sides.values()) - {winner})])
+    pair_cells = {k: {**rate(sum(v), len(v)), "n": len(v)} for k, v in beat.items()}
+    camp_cells = {k: {**rate(sum(v), len(v)), "n": len(v)} for k, v in camp_results.items()}
+    camp_matrix = {
+        "rows": models, "cols": list(TOFU_CAMPS),
+        "value": [[camp_cells.get((m, c), {}).get("value") for c in TOFU_CAMPS] for m in models],
+        "ci": [[camp_cells.get((m, c), {}).get("ci") for c in TOFU_CAMPS] for m in models],
+        "n": [[camp_cells.get((m, c), {}).get("n", 0) for c in TOFU_CAMPS] for m in models],
+    }
+    return {
+        "matrices": {
+            "pairwise_win_rate": {"description": "share of games with both models seated that the row model's camp won (the column model's lost)", **_matrix(models, pair_cells)},
+            "camp_win_rate": {"description": "win rate of the row model when playing the column camp", **camp_matrix},
+        },
+        "matchups": dict(per_perm),
+        "points": _points(models, won, played),
+        "bradley_terry": bradley_terry(comparisons, models, n_resamples=n_resamples, seed=seed),
+    }
+
+
+def analyze(game: str, collected: Collected, models: list[str], *, n_resamples: int = 200, seed: int = 0) -> dict[str, Any]:
+    wanted = set(models)
+    games = [g for g in collected.games if set(g.sides.values()) <= wanted]
+    analysis = (analyze_spyfall if game == "spyfall" else analyze_tofukingdom)(games, models, n_resamples=n_resamples, seed=seed)
+    return {
+        "schema": 1, "game": game, "models": models, "games": len(games),
+        "logs": collected.logs, **analysis,
+    }
+
+
+# -- outputs ----------------------------------------------------------------------------------
+def _atomic_write(path: Path, write: Any, suffix: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=suffix)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(result: dict[str, Any], path: Path) -> None:
+    def write(tmp: str) -> None:
+        Path(tmp).write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+
+    _atomic_write(path, write, ".json")
+
+
+def write_heatmap(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    mats = list(result["matrices"].items())
+    fig, axes = plt.subplots(1, len(mats) + 1, figsize=(5.2 * (len(mats) + 1), 4.6))
+    for ax, (name, m) in zip(axes, mats):
+        values = np.array([[np.nan if v is None else v for v in row] for row in m["value"]], dtype=float)
+        vmax = 1.0 if "rate" in name else max(1.0, float(np.nanmax(values)) if np.isfinite(values).any() else 1.0)
+        im = ax.imshow(values, cmap="viridis", vmin=0.0, vmax=vmax)
+        ax.set_xticks(range(len(m["cols"])), [str(c) for c in m["cols"]], rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(len(m["rows"])), [str(r) for r in m["rows"]], fontsize=8)
+        for i in range(values.shape[0]):
+            for j in range(values.shape[1]):
+                text = "–" if np.isnan(values[i, j]) else f"{values[i, j]:.2f}\n(n={m['n'][i][j]})"
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w" if np.isnan(values[i, j]) or values[i, j] < 0.6 * vmax else "k")
+        ax.set_title(name.replace("_", " "), fontsize=10)
+        fig.colorbar(im, ax=ax, fraction=0.046)
+    ax = axes[-1]
+    bt = result["bradley_terry"]
+    names = bt.get("ranking", [])
+    y = list(range(len(names)))[::-1]
+    ratings = [bt["ratings"][n]["rating"] for n in names]
+    lows = [bt["ratings"][n]["ci"][0] for n in names]
+    highs = [bt["ratings"][n]["ci"][1] for n in names]
+    err = [[r - lo if lo is not None else 0 for r, lo in zip(ratings, lows)], [hi - r if hi is not None else 0 for r, hi in zip(ratings, highs)]]
+    ax.errorbar(ratings, y, xerr=err, fmt="o", capsize=4)
+    ax.set_yticks(y, names, fontsize=8)
+    ax.axvline(0, color="grey", lw=0.5)
+    ax.set_title("Bradley–Terry rating (95% bootstrap CI)", fontsize=10)
+    fig.suptitle(f"{result['game']} tournament: {result['games']} games", fontsize=11)
+    fig.tight_layout()
+
+    def write(tmp: str) -> None:
+        fig.savefig(tmp, dpi=110, format="png")
+
+    try:
+        _atomic_write(path, write, ".png")
+    finally:
+        plt.close(fig)
+
+
+# -- the command ------------------------------------------------------------------------------
+def _task_args(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for p in pairs:
+        if "=" not in p:
+            raise GameEvalError(f"task argument {p!r} must look like key=value")
+        k, v = p.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gameeval tournament", description="Run every model pairing of a game through inspect, then rate the models.")
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("--models", required=True, help="comma-separated inspect models, e.g. openai/gpt-4o-mini,gameeval/local")
+    parser.add_argument("--log-dir", default=None, help="eval-set log dir (resumable; default logs/tournament-GAME)")
+    parser.add_argument("--out", default=None, help="directory for tournament-GAME.json/.png (default: the log dir)")
+    parser.add_argument("-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every matchup")
+    parser.add_argument("--limit", type=int, default=None, help="samples per matchup")
+    parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--self-play", action="store_true", help="also play each model against itself")
+    parser.add_argument("--max-tasks", type=int, default=None)
+    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the rating CIs")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
+    parser.add_argument("--analyze-only", action="store_true", help="do not run; only read the logs already in the log dir")
+    args = parser.parse_args(argv)
+    models = parse_models(args.models)
+    task_args = _task_args(args.task_args)
+    check_task_args(args.game, task_args)
+    log_dir = Path(args.log_dir or f"logs/tournament-{args.game}")
+    out_dir = Path(args.out) if args.out else log_dir
+    if not args.analyze_only:
+        ok, _ = run(args.game, models, log_dir, task_args=task_args, limit=args.limit, epochs=args.epochs,
+                    self_play=args.self_play, max_tasks=args.max_tasks, display=args.display)
+        if not ok:
+            raise GameEvalError(f"some matchups did not complete; re-run the same command to resume (logs in {log_dir})")
+    result = analyze(args.game, collect(args.game, log_dir), models, n_resamples=args.bootstrap, seed=args.seed)
+    if result["games"] == 0:
+        raise GameEvalError(f"no completed {args.game} games for these models in {log_dir}")
+    json_path, png_path = out_dir / f"tournament-{args.game}.json", out_dir / f"tournament-{args.game}.png"
+    write_json(result, json_path)
+    write_heatmap(result, png_path)
+    points = ", ".join(f"{m}: {p['points']}/{p['games']}" for m, p in result["points"].items())
+    print(f"{args.game}: {result['games']} games; points {points}; ranking {' > '.join(result['bradley_terry']['ranking'])}")
+    print(f"wrote {json_path} and {png_path}")
+    return 0
