@@ -4,6 +4,11 @@ For tests, baselines and benchmarks: every call goes through inspect (logging, c
 retries) but the reply comes from the scripted policy for the seat being played, found via
 the turn context the engine sets. -M latency=SECONDS simulates a remote model's latency.
 Token counts are whitespace-word counts (honestly approximate; no tokenizer, no network).
+
+Fault injection (-M fault_rate=0.1 -M faults=rate_limit,server_error,timeout,truncated):
+that share of calls raises a retryable rate-limit/server/timeout error (inspect retries it
+with a short wait; the game sees a chat error only if every retry fails) or returns a reply
+cut in half with stop_reason "max_tokens" (the game sees the broken text).
 """
 
 from __future__ import annotations
@@ -14,11 +19,19 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
 from inspect_ai.tool import ToolChoice, ToolInfo
+from tenacity.wait import wait_fixed
 
 from pytest_gameeval.engine.errors import EngineError
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.players.base import current_turn
+
+
+FAULT_KINDS = ("rate_limit", "server_error", "timeout", "truncated")
+
+
+class InjectedFault(Exception):
+    """A transient failure injected on purpose (retryable, like a real 429/5xx/timeout)."""
 
 
 class ScriptedModelAPI(ModelAPI):
@@ -31,6 +44,8 @@ class ScriptedModelAPI(ModelAPI):
         latency: float = 0.0,
         seed: int = 0,
         connections: int = 256,
+        fault_rate: float = 0.0,
+        faults: str = ",".join(FAULT_KINDS),
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
@@ -38,6 +53,19 @@ class ScriptedModelAPI(ModelAPI):
         self.latency = float(latency)
         self.seed = int(seed)
         self.connections = int(connections)
+        self.fault_rate = float(fault_rate)
+        self.faults = [f.strip() for f in str(faults).split(",") if f.strip()]
+        unknown = set(self.faults) - set(FAULT_KINDS)
+        if unknown or not 0.0 <= self.fault_rate <= 1.0:
+            raise ValueError(f"gameeval/scripted: faults must be among {', '.join(FAULT_KINDS)} and 0 <= fault_rate <= 1")
+        self.fault_rng = random.Random(self.seed)
+        self.injected: dict[str, int] = {kind: 0 for kind in FAULT_KINDS}
+
+    def should_retry(self, ex: Exception) -> bool:
+        return isinstance(ex, InjectedFault)
+
+    def retry_wait(self) -> Any:
+        return wait_fixed(0.01)  # injected faults need no real back-off
 
     def max_connections(self) -> int:
         return self.connections
@@ -56,7 +84,14 @@ class ScriptedModelAPI(ModelAPI):
         text = policies[ctx.seat.role](ctx, rng)
         if self.latency:
             await asyncio.sleep(self.latency)
+        fault = self.fault_rng.choice(self.faults) if self.faults and self.fault_rng.random() < self.fault_rate else None
+        if fault:
+            self.injected[fault] += 1
+            if fault != "truncated":
+                raise InjectedFault(f"injected {fault.replace('_', ' ')}")
         prompt_words = sum(len(str(m.content).split()) for m in input)
-        output = ModelOutput.from_content(model=self.model_name, content=text)
+        if fault == "truncated":
+            text = text[: len(text) // 2]
+        output = ModelOutput.from_content(model=self.model_name, content=text, stop_reason="max_tokens" if fault else "stop")
         output.usage = ModelUsage(input_tokens=prompt_words, output_tokens=len(text.split()), total_tokens=prompt_words + len(text.split()))
         return output
