@@ -1,1 +1,569 @@
-"""The pytest plugin (entry point `gameeval`)."""
+"""The pytest plugin (entry point `gameeval`): game cases as pytest items, report, gate.
+
+Without --gameeval-model (or `gameeval_model` in the ini file) every game case is collected
+and skipped with the reason, and nothing else changes in the user's run.
+
+Flow: pytest_configure reads settings (and the baseline) -> collection adds one item per case
+(`gameeval::askguess[hard-apple-t0]`, marker `gameeval`) -> the first item of a shard plays the
+whole shard concurrently (pytest_runner.Runner) -> each item reports its own case -> the process
+that owns the session (xdist controller, or the single process) merges the cases, writes the
+report atomically and applies the gate.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.pytest_settings import (
+    NODE_PREFIX, GateConfig, Settings, game_of_nodeid, gate_metric_option, parse_pairs, parse_scalar, shard_map,
+)
+
+# Imported by every pytest run: nothing heavy here. inspect, scipy and the games' code load only
+# when a model is given (pytest_runner, report, gate).
+EVALUATED = "evaluated"  # = engine.spec.EVALUATED, not imported to keep this module light
+REGRESSED = "regressed"  # = gate.REGRESSED
+
+DEFAULT_REPORT = "reports/gameeval-report.json"
+NO_MODEL_REASON = "gameeval: no model to evaluate (give --gameeval-model=PROVIDER/MODEL or set gameeval_model in the ini file)"
+
+
+# -- options ---------------------------------------------------------------------------------------
+
+# (flag, ini name, ini type, default, help); the command line wins over the ini file
+_OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
+    ("--gameeval-model", "gameeval_model", "string", None, "inspect model under evaluation, e.g. openai/gpt-4o-mini, gameeval/local"),
+    ("--gameeval-role", "gameeval_roles", "linelist", [], "bind a model role: NAME=MODEL (repeatable); unbound roles are played by the evaluated model"),
+    ("--gameeval-model-arg", "gameeval_model_args", "linelist", [], "NAME=VALUE passed to every model the plugin creates, like inspect's -M (repeatable)"),
+    ("--gameeval-games", "gameeval_games", "string", "", "comma-separated subset of games (default: every registered game)"),
+    ("--gameeval-trials", "gameeval_trials", "string", "1", "trials (epochs) per dataset row"),
+    ("--gameeval-limit", "gameeval_limit", "string", "0", "play only the first N rows of each game (0: all)"),
+    ("--gameeval-seed", "gameeval_seed", "string", "0", "base seed of every game"),
+    ("--gameeval-option", "gameeval_options", "linelist", [], "game option [GAME.]NAME=VALUE, as the inspect task arguments (repeatable)"),
+    ("--gameeval-report", "gameeval_report", "string", DEFAULT_REPORT, "report JSON path (relative to the rootdir); records go beside it"),
+    ("--gameeval-baseline", "gameeval_baseline", "string", "", "baseline report: gate this run against it"),
+    ("--gameeval-concurrency", "gameeval_concurrency", "string", "32", "games in flight per process"),
+    ("--gameeval-shard-size", "gameeval_shard_size", "string", "0", "cases played together by one process (0: the concurrency)"),
+    ("--gameeval-cache", "gameeval_cache", "bool", False, "cache model calls with inspect's cache"),
+    ("--gameeval-gate-alpha", "gameeval_gate_alpha", "string", "0.05", "gate: false-alarm rate per game"),
+    ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of stopping early as 'not regressed'"),
+    ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change smaller than this is not a regression"),
+    ("--gameeval-gate-looks", "gameeval_gate_looks", "string", "4", "gate: looks (interim analyses) per game"),
+    ("--gameeval-gate-metric", "gameeval_gate_metrics", "linelist", [], "gate: GAME.METRIC=higher|lower[:TOLERANCE] (repeatable)"),
+]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("gameeval", "pytest-gameeval: LLMs playing games")
+    for flag, ini, ini_type, default, help_text in _OPTIONS:
+        dest = ini
+        if ini_type == "linelist":
+            group.addoption(flag, action="append", dest=dest, default=None, metavar="NAME=VALUE", help=help_text)
+        elif ini_type == "bool":
+            group.addoption(flag, action="store_true", dest=dest, default=None, help=help_text)
+            group.addoption(flag.replace("--gameeval-", "--gameeval-no-"), action="store_false", dest=dest, help=f"do not {help_text}")
+        else:
+            group.addoption(flag, dest=dest, default=None, help=help_text)
+        parser.addini(ini, help_text, type=ini_type, default=default)  # type: ignore[arg-type]
+
+
+def _value(config: pytest.Config, name: str) -> Any:
+    given = config.getoption(name, None)
+    return config.getini(name) if given is None else given
+
+
+def _number(config: pytest.Config, name: str, kind: type, low: float) -> Any:
+    raw = _value(config, name)
+    try:
+        value = kind(raw)
+    except (TypeError, ValueError):
+        raise GameEvalError(f"{name.replace('_', '-')}={raw!r} must be a {kind.__name__}") from None
+    if value < low:
+        raise GameEvalError(f"{name.replace('_', '-')}={raw!r} must be at least {low}")
+    return value
+
+
+def settings_from_config(config: pytest.Config) -> Settings:
+    games = [g.strip() for g in str(_value(config, "gameeval_games") or "").split(",") if g.strip()]
+    alpha = _number(config, "gameeval_gate_alpha", float, 0.0)
+    beta = _number(config, "gameeval_gate_beta", float, 0.0)
+    if not (0 < alpha < 0.5 and 0 < beta < 0.5):
+        raise GameEvalError("--gameeval-gate-alpha and --gameeval-gate-beta must be between 0 and 0.5")
+    settings = Settings(
+        model=_value(config, "gameeval_model") or None,
+        roles=dict(parse_pairs(list(_value(config, "gameeval_roles") or []), "--gameeval-role")),
+        model_args={k: parse_scalar(v) for k, v in parse_pairs(list(_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")},
+        games=games,
+        trials=_number(config, "gameeval_trials", int, 1),
+        limit=_number(config, "gameeval_limit", int, 0),
+        seed=_number(config, "gameeval_seed", int, 0),
+        option_overrides=parse_pairs(list(_value(config, "gameeval_options") or []), "--gameeval-option"),
+        concurrency=_number(config, "gameeval_concurrency", int, 1),
+        shard_size=_number(config, "gameeval_shard_size", int, 0),
+        cache=bool(_value(config, "gameeval_cache")),
+        gate=GateConfig(alpha=alpha, beta=beta, tolerance=_number(config, "gameeval_gate_tolerance", float, 0.0),
+                        looks=_number(config, "gameeval_gate_looks", int, 1)),
+        gate_metrics=gate_metric_option(list(_value(config, "gameeval_gate_metrics") or [])),
+    )
+    return settings
+
+
+# -- session state ------------------------------------------------------------------------------------
+
+
+class GameEvalState:
+    """Everything the plugin keeps for one pytest process."""
+
+    def __init__(self, config: pytest.Config, settings: Settings):
+        self.config = config
+        self.settings = settings
+        self.plans: dict[str, Any] = {}  # game -> pytest_runner.GamePlan
+        self.baseline: dict[str, Any] | None = None
+        self.baseline_path: Path | None = None
+        self._runner: Any = None
+        self.ran: dict[str, Any] = {}  # cases whose items ran in this process
+        self.merged: list[dict[str, Any]] = []  # from xdist workers: {"cases", "records", "gates"}
+        self.shards: dict[str, str] | None = None
+        self.report: dict[str, Any] | None = None
+        self.report_path: Path | None = None
+        self.gate_summary: dict[str, Any] | None = None
+        self.started = time.time()
+
+    @property
+    def runner(self) -> Any:
+        if self._runner is None:
+            from pytest_gameeval.pytest_runner import Runner
+
+            self._runner = Runner(self.settings, self.baseline)
+        return self._runner
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+    @property
+    def is_controller(self) -> bool:
+        opt = self.config.option
+        return not self.is_worker and getattr(opt, "dist", "no") != "no" and bool(getattr(opt, "tx", None))
+
+    def make_plans(self) -> None:
+        from pytest_gameeval.pytest_runner import plan_game, selected_specs
+
+        for spec in selected_specs(self.settings):
+            self.plans[spec.name] = plan_game(spec, self.settings)
+
+    def gated_games(self) -> set[str]:
+        from pytest_gameeval.pytest_runner import make_gate
+
+        if self.baseline is None:
+            return set()
+        return {name for name, plan in self.plans.items()
+                if name in self.baseline["games"] and make_gate(plan.spec, self.settings, 1) is not None}
+
+
+STATE = pytest.StashKey[GameEvalState]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "gameeval: a game case played by pytest-gameeval (select with -m gameeval)")
+    try:
+        settings = settings_from_config(config)
+        state = GameEvalState(config, settings)
+        config.stash[STATE] = state
+        if settings.model:
+            _prepare(state)
+    except GameEvalError as e:
+        raise pytest.UsageError(f"gameeval: {e}") from None
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(state), "gameeval-xdist")
+
+
+def _prepare(state: GameEvalState) -> None:
+    """With a model: every input checked now, so bad input is one line before anything runs."""
+    from pytest_gameeval.pytest_runner import make_gate, selected_specs
+    from pytest_gameeval.report import incomparable, read_report
+
+    settings = state.settings
+    unknown = [g for g in settings.games if g not in GAMES]
+    if unknown:
+        raise GameEvalError(f"--gameeval-games: unknown game(s) {', '.join(unknown)}; known games: {', '.join(sorted(GAMES))}")
+    specs = selected_specs(settings)
+    settings.check_overrides(specs)
+    used_roles = {r for s in specs for r in s.model_roles.values()} | {EVALUATED}
+    for role in settings.roles:
+        if role not in used_roles:
+            raise GameEvalError(f"--gameeval-role {role}: no selected game has this model role; roles: {', '.join(sorted(used_roles))}")
+    state.make_plans()
+    for plan in state.plans.values():  # gate metrics must name real scores, baseline or not
+        make_gate(plan.spec, settings, 1)
+    baseline = _value(state.config, "gameeval_baseline")
+    if baseline:
+        path = Path(baseline)
+        if not path.is_absolute():
+            path = state.config.rootpath / path
+        state.baseline_path = path
+        state.baseline = read_report(path)
+        preview = {"games": {name: {"options": p.options, "dataset": p.dataset} for name, p in state.plans.items()}}
+        in_both = [g for g in state.plans if g in state.baseline["games"]]
+        reasons = incomparable(state.baseline, preview, games=in_both)
+        if reasons:
+            raise GameEvalError(f"baseline {baseline} does not match this run: " + "; ".join(reasons))
+    if not state.is_controller:
+        state.runner.pool.check()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is not None and state._runner is not None:
+        state._runner.close()
+
+
+# -- collection -------------------------------------------------------------------------------------
+
+
+class GameEvalCollector(pytest.Collector):
+    """The parent of every game case (node id "gameeval")."""
+
+    def collect(self) -> list[Any]:
+        return []
+
+
+class GameCaseError(Exception):
+    """A harness error while playing a case (the traceback is the message)."""
+
+
+class GameCaseItem(pytest.Item):
+    def __init__(self, *, case: Any = None, placeholder: str | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.case = case
+        self.placeholder = placeholder
+
+    def runtest(self) -> None:
+        state = self.config.stash[STATE]
+        if self.case is None:
+            pytest.skip(self.placeholder or NO_MODEL_REASON)
+        result = state_result(state, self)
+        state.ran[self.case.name] = result
+        self.user_properties.append(("gameeval_status", result.status))
+        if result.record is not None:
+            record = result.record
+            self.user_properties.append(("gameeval_outcome", record.label))
+            if record.outcome.get("winner") is not None:
+                self.user_properties.append(("gameeval_winner", str(record.outcome["winner"])))
+            for kind, n in record.failure_totals().items():
+                self.user_properties.append((f"gameeval_{kind}", n))
+            self.user_properties.append(("gameeval_seed", record.seed))
+        if result.status == "error":
+            raise GameCaseError(result.error)
+        if result.status == "not played":
+            pytest.skip(result.reason or "not played")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, GameCaseError):
+            return f"harness error while playing {self.name}:\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, 0, self.name
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
+    if not state.settings.model:
+        # Without a model nothing is played, so nothing is loaded: one skipped item per game
+        # (listing every case would load every dataset and print hundreds of skips in every
+        # run of the user's suite).
+        names = [g for g in (state.settings.games or GAMES) if g in GAMES]
+        for name in names:
+            item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", placeholder=NO_MODEL_REASON)
+            item.add_marker(pytest.mark.gameeval)
+            item.add_marker(pytest.mark.skip(reason=NO_MODEL_REASON))
+            items.append(item)
+        return
+    for name, plan in state.plans.items():
+        for case in plan.cases:
+            item = GameCaseItem.from_parent(parent, name=case.name, case=case)
+            item.add_marker(pytest.mark.gameeval)
+            items.append(item)
+
+
+def state_result(state: GameEvalState, item: GameCaseItem) -> Any:
+    """This item's case result, playing its whole shard first if needed."""
+    case = item.case
+    assert case is not None
+    if case.name not in state.runner.results:
+        session_items = [i for i in item.session.items if isinstance(i, GameCaseItem) and i.case is not None]
+        if state.shards is None:
+            state.shards = shard_map([i.nodeid for i in session_items], state.settings.cases_per_shard, state.gated_games())
+        key = state.shards.get(item.nodeid)
+        shard = [i.case for i in session_items if state.shards.get(i.nodeid) == key]
+        gate = None
+        if case.game in state.gated_games():
+            from pytest_gameeval.pytest_runner import make_gate
+
+            gate = make_gate(state.plans[case.game].spec, state.settings, len(shard))
+            state.runner.gates[case.game] = gate
+        state.runner.play_shard(shard, gate)  # type: ignore[arg-type]
+    return state.runner.results[case.name]
+
+
+# -- fixtures ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def gameeval_settings(pytestconfig: pytest.Config) -> Settings:
+    """The run's settings (model, roles, options, ...)."""
+    return pytestconfig.stash[STATE].settings
+
+
+@pytest.fixture
+def gameeval_play(pytestconfig: pytest.Config) -> Any:
+    """play(game, row=None, *, trial=0, options=None, roles=None) -> GameRecord.
+
+    Plays one game now. `row`: a dataset row id (default: the first row); `options`: game
+    options; `roles`: model role -> model string or Player (e.g. ReplayPlayer), overriding
+    --gameeval-model/--gameeval-role. Skips the test when no model is given anywhere."""
+    state = pytestconfig.stash[STATE]
+
+    def play(game: str, row: str | None = None, *, trial: int = 0, options: dict[str, Any] | None = None,
+             roles: dict[str, Any] | None = None) -> Any:
+        from pytest_gameeval.games.registry import get_spec
+        from pytest_gameeval.pytest_runner import Case
+
+        roles = dict(roles or {})
+        if EVALUATED not in roles and not state.settings.model:
+            pytest.skip(NO_MODEL_REASON)
+        spec = get_spec(game)
+        opts = spec.parse_options({"seed": state.settings.seed, **(options or {})})
+        rows = spec.rows(opts)
+        chosen = rows[0] if row is None else next((r for r in rows if r.id == row), None)
+        if chosen is None:
+            raise GameEvalError(f"{game}: no row {row!r}")
+        case = Case(game, chosen, trial, opts, spec.case_id(chosen, opts, trial), 0)
+        result = state.runner.play_now(case, roles)
+        if result.status != "played" or result.record is None:
+            raise GameCaseError(result.error)
+        return result.record
+
+    return play
+
+
+# -- merging, report, gate ------------------------------------------------------------------------------
+
+
+def _local_payload(state: GameEvalState) -> dict[str, Any]:
+    results = sorted(state.ran.values(), key=lambda r: (r.case.game, r.case.index))
+    return {
+        "cases": [r.entry() for r in results],
+        "records": [r.record.to_dict() for r in results if r.record is not None],
+        "gates": {g: gate.to_dict() for g, gate in state.runner.gates.items()},
+    }
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is None or not state.settings.model:
+        return
+    if state.is_worker:
+        session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
+        return
+    payloads = state.merged if state.is_controller else [_local_payload(state)]
+    if not any(p["cases"] for p in payloads):
+        return  # no game case ran (deselected or skipped): nothing to report
+    try:
+        write_session_report(state, payloads)
+    except GameEvalError as e:
+        session.config.get_terminal_writer().line(f"gameeval: error: {e}", red=True)
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+        return
+    if state.gate_summary and state.gate_summary["verdict"] == "fail" and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
+    from pytest_gameeval import __version__
+    from pytest_gameeval.engine.record import GameRecord
+    from pytest_gameeval.pytest_runner import directions_of, score_keys
+    from pytest_gameeval.report import (
+        SCHEMA, SCHEMA_VERSION, git_info, redact_args, redact_mapping, write_json_atomic, write_jsonl_atomic,
+    )
+
+    settings = state.settings
+    cases: dict[str, dict[str, Any]] = {}
+    records: dict[str, dict[str, Any]] = {}
+    gates: dict[str, dict[str, Any]] = {}
+    for p in payloads:
+        for c in p["cases"]:
+            cases.setdefault(c["id"], c)
+        for r in p["records"]:
+            records.setdefault(f"{r['game']}[{r['instance_id']}]#{r['epoch']}", r)
+        for g, v in p["gates"].items():
+            if g not in gates or v["games_used"] > gates[g]["games_used"]:
+                gates[g] = v
+    ordered = sorted(cases.values(), key=lambda c: (c["game"], c["index"]))
+    games: dict[str, Any] = {}
+    for name in sorted({c["game"] for c in ordered}):
+        plan = state.plans[name]
+        spec = plan.spec
+        game_cases = [c for c in ordered if c["game"] == name]
+        game_records = [GameRecord.from_dict(records[k]) for k in records if records[k]["game"] == name]
+        game_records.sort(key=lambda r: (r.instance_id, r.epoch))
+        rate_keys, mean_keys = score_keys(spec)
+        usage: dict[str, dict[str, Any]] = {}
+        for c in game_cases:
+            for seat, u in (c.get("usage") or {}).items():
+                agg = usage.setdefault(seat, {"role": c["seats"][seat]["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0})
+                if c["seats"][seat]["model"] not in agg["models"]:
+                    agg["models"].append(c["seats"][seat]["model"])
+                for k in ("input_tokens", "output_tokens", "calls"):
+                    agg[k] += u.get(k, 0)
+        failures: dict[str, int] = {}
+        for c in game_cases:
+            for per_seat in (c.get("failures") or {}).values():
+                for kind, n in per_seat.items():
+                    failures[kind] = failures.get(kind, 0) + n
+        notes = sorted({n for r in game_records for n in r.notes})
+        games[name] = {
+            "title": spec.title,
+            "options": plan.options,
+            "dataset": plan.dataset,
+            "cases_selected": len(plan.cases),
+            "cases_reported": len(game_cases),
+            "cases_played": sum(c["status"] == "played" for c in game_cases),
+            "cases_error": sum(c["status"] == "error" for c in game_cases),
+            "metrics": spec.summarize(game_records) if game_records else {},
+            "rate_keys": rate_keys,
+            "mean_keys": mean_keys,
+            "directions": directions_of(spec, settings),
+            "usage": usage,
+            "failures": failures,
+            "notes": notes,
+        }
+    gate_summary = None
+    if state.baseline is not None:
+        gate_summary = {
+            "baseline": str(state.baseline_path),
+            "baseline_models": state.baseline.get("models"),
+            "verdict": "fail" if any(g["verdict"] == "fail" for g in gates.values()) else "pass",
+            "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
+            "looks": settings.gate.looks,
+            "games": gates,
+            "not_gated": sorted(g for g in games if g not in gates),
+        }
+    report_path = Path(str(_value(state.config, "gameeval_report")))
+    if not report_path.is_absolute():
+        report_path = state.config.rootpath / report_path
+    report = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "package": {"name": "pytest-gameeval", "version": __version__},
+        "git": git_info(state.config.rootpath),
+        "models": {"evaluated": settings.model, "roles": settings.roles, "model_args": redact_mapping(settings.model_args)},
+        "settings": {"games": sorted(games), "trials": settings.trials, "limit": settings.limit, "seed": settings.seed,
+                     "options": [f"{k}={v}" for k, v in settings.option_overrides], "concurrency": settings.concurrency,
+                     "cache": settings.cache},
+        "run": {"pytest_args": redact_args(state.config.invocation_params.args),
+                "workers": len(state.merged) if state.is_controller else 0,
+                "seconds": round(time.time() - state.started, 2),
+                "python": sys.version.split()[0], "records": report_path.with_suffix(".records.jsonl").name},
+        "games": games,
+        "cases": ordered,
+        "gate": gate_summary,
+    }
+    write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
+    write_json_atomic(report_path, report)
+    state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None or state.report is None:
+        return
+    tr = terminalreporter
+    tr.section("gameeval")
+    for name, game in state.report["games"].items():
+        counts: dict[str, int] = {}
+        for c in state.report["cases"]:
+            if c["game"] == name and c.get("outcome"):
+                counts[c["outcome"]] = counts.get(c["outcome"], 0) + 1
+        outcome_text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
+        tr.write_line(f"{name}: {game['cases_played']} played, {game['cases_error']} harness errors; outcomes: {outcome_text}")
+    tr.write_line(f"report: {state.report_path}")
+    gate = state.gate_summary
+    if gate is None:
+        return
+    tr.write_line("")
+    tr.write_line(f"regression gate against {gate['baseline']} (alpha={gate['alpha']}, beta={gate['beta']}, tolerance={gate['tolerance']}):")
+    header = f"  {'game.metric':<22} {'better':<7} {'baseline':>9} {'new':>9} {'change':>8}  {'interval':<19} {'games':>5}  verdict"
+    tr.write_line(header)
+    for name, g in sorted(gate["games"].items()):
+        for metric, v in g["metrics"].items():
+            lo, hi = v["ci"]
+            interval = "–" if lo is None else f"[{lo:+.3f}, {hi:+.3f}]"
+            fmt = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
+            change = "–" if v["change"] is None else f"{v['change']:+.3f}"
+            line = (f"  {name + '.' + metric:<22} {v['direction']:<7} {fmt(v['old']):>9} {fmt(v['new']):>9} {change:>8}  "
+                    f"{interval:<19} {g['games_used']:>5}  {v['verdict']}")
+            tr.write_line(line, red=v["verdict"] == REGRESSED, bold=v["verdict"] == REGRESSED)
+        tr.write_line(f"  {name}: {g['verdict'].upper()} after {g['games_used']} of {g['cases_available']} games "
+                      f"({g['looks_done']} of {g['looks_planned']} looks)")
+    for name in gate["not_gated"]:
+        tr.write_line(f"  {name}: not gated (not in the baseline, or no metric has a direction)")
+    regressed = [f"{n}.{m}" for n, g in gate["games"].items() for m, v in g["metrics"].items() if v["verdict"] == REGRESSED]
+    if regressed:
+        tr.write_line(f"gameeval gate FAILED: regressed {', '.join(regressed)}", red=True, bold=True)
+    else:
+        tr.write_line("gameeval gate passed: no metric regressed beyond its tolerance", green=True)
+
+
+# -- xdist -----------------------------------------------------------------------------------------
+
+
+class XdistHooks:
+    """Registered only when pytest-xdist is installed (its hooks do not exist otherwise)."""
+
+    def __init__(self, state: GameEvalState):
+        self.state = state
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        if "gameeval" in output:
+            self.state.merged.append(json.loads(output["gameeval"]))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Keep each shard of game cases on one worker (it plays the shard concurrently);
+        every other test is scheduled as with --dist load (or loadgroup, when asked for)."""
+        if config.getvalue("dist") not in ("load", "loadgroup") or not self.state.settings.model:
+            return None
+        from xdist.scheduler import LoadGroupScheduling
+
+        state = self.state
+
+        class GameEvalScheduling(LoadGroupScheduling):
+            _shards: dict[str, str] | None = None
+
+            def _split_scope(self, nodeid: str) -> str:
+                if game_of_nodeid(nodeid) is None:
+                    return super()._split_scope(nodeid)
+                if self._shards is None:
+                    self._shards = shard_map(list(self.collection or []), state.settings.cases_per_shard, state.gated_games())
+                return self._shards.get(nodeid, nodeid)
+
+        return GameEvalScheduling(config, log)
+
+
+__all__ = ["NODE_PREFIX", "GameCaseItem", "GameEvalCollector", "GameEvalState", "settings_from_config"]

@@ -1,0 +1,316 @@
+"""Playing game cases for the pytest plugin, many at once, without pytest in sight.
+
+A *case* is one (game, dataset row, trial). Cases are grouped into *shards*; a process plays a
+whole shard concurrently (bounded by `concurrency` games in flight; each model's own
+max_connections bounds its calls) the first time one of its cases is asked for, and then every
+case's item just reports its result. API-bound games are chains of dependent calls, so many
+games must be in flight per process to keep a remote model busy.
+
+A game under the regression gate is one shard, played in looks (batches); after each look the
+sequential test (gate.GameGate) decides whether more games are needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from inspect_ai.model import CachePolicy, Model, get_model
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.game import Seat
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
+from pytest_gameeval.gate import MEAN, RATE, GameGate, GateMetric
+from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.play import play_case
+from pytest_gameeval.players.base import Player
+from pytest_gameeval.players.model import ModelPlayer
+from pytest_gameeval.pytest_settings import NODE_PREFIX, Settings
+from pytest_gameeval.report import SAMPLING_OPTIONS, metric_values
+
+
+# -- cases and shards ---------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    game: str
+    row: Row
+    trial: int
+    options: dict[str, Any]
+    case_id: str  # e.g. "hard-apple-t0"
+    index: int  # position among the game's cases
+
+    @property
+    def name(self) -> str:
+        return f"{self.game}[{self.case_id}]"
+
+    @property
+    def nodeid(self) -> str:
+        return NODE_PREFIX + self.name
+
+
+@dataclass
+class GamePlan:
+    spec: GameSpec
+    options: dict[str, Any]
+    cases: list[Case]
+    dataset: dict[str, Any]
+
+
+def dataset_digest(spec: GameSpec, options: dict[str, Any]) -> dict[str, Any]:
+    """A digest of the game's rows (before sampling): equal digests = the same data."""
+    unsampled = {k: v for k, v in options.items() if k not in SAMPLING_OPTIONS}
+    rows = spec.rows({**unsampled, "limit": 0, "shuffle": False})
+    blob = json.dumps([[r.id, r.data] for r in rows], sort_keys=True, default=str).encode()
+    info: dict[str, Any] = {"sha256": hashlib.sha256(blob).hexdigest(), "rows": len(rows)}
+    version = getattr(spec, "dataset_version", None)
+    if version is not None:
+        info["version"] = version
+    return info
+
+
+def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
+    options = settings.game_options(spec)
+    rows = spec.select_rows(options)
+    cases = []
+    for row in rows:
+        for trial in range(settings.trials):
+            cases.append(Case(spec.name, row, trial, options, spec.case_id(row, options, trial), len(cases)))
+    names = [c.name for c in cases]
+    if len(set(names)) != len(names):
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        raise GameEvalError(f"{spec.name}: case ids are not unique ({', '.join(dupes[:3])}); the game's case_key must tell rows apart")
+    return GamePlan(spec, options, cases, dataset_digest(spec, options))
+
+
+def selected_specs(settings: Settings) -> list[GameSpec]:
+    names = settings.games or list(GAMES)
+    return [get_spec(n) for n in names]
+
+
+# -- gating -------------------------------------------------------------------------------------
+
+
+def gate_metrics(spec: GameSpec, game_report_keys: tuple[list[str], list[str]], settings: Settings) -> list[GateMetric]:
+    """The metrics to gate for a game: the spec's `higher_is_better` (if it declares one),
+    overridden and extended by --gameeval-gate-metric."""
+    rate_keys, mean_keys = game_report_keys
+    directions: dict[str, tuple[bool, float | None]] = {
+        k: (bool(v), None) for k, v in (getattr(spec, "higher_is_better", None) or {}).items()
+    }
+    directions.update(settings.gate_metrics.get(spec.name, {}))
+    metrics = []
+    for name, (higher, tol) in directions.items():
+        if name in rate_keys:
+            kind = RATE
+        elif name in mean_keys:
+            kind = MEAN
+        else:
+            raise GameEvalError(f"gate metric {spec.name}.{name}: not a score of {spec.name} "
+                                f"(rates: {', '.join(rate_keys)}; means: {', '.join(mean_keys)})")
+        metrics.append(GateMetric(name, kind, higher, settings.gate.tolerance if tol is None else tol))
+    return metrics
+
+
+def directions_of(spec: GameSpec, settings: Settings) -> dict[str, str]:
+    d = {k: ("higher" if v else "lower") for k, v in (getattr(spec, "higher_is_better", None) or {}).items()}
+    d.update({k: ("higher" if h else "lower") for k, (h, _) in settings.gate_metrics.get(spec.name, {}).items()})
+    return d
+
+
+def score_keys(spec: GameSpec) -> tuple[list[str], list[str]]:
+    return list(spec.outcome_labels), list(spec.mean_keys)
+
+
+# -- models -------------------------------------------------------------------------------------
+
+
+class _CachedModel:
+    """A Model whose every generate() goes through inspect's cache, keyed also by the case
+    (so trials with identical prompts are still separate calls)."""
+
+    def __init__(self, model: Model, case: str):
+        self._model = model
+        self._policy = CachePolicy(expiry=None, per_epoch=False, scopes={"gameeval_case": case})
+
+    async def generate(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("cache", self._policy)
+        return await self._model.generate(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return str(self._model)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+
+class ModelPool:
+    """inspect Models by model string, created once per process and event loop."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.models: dict[str, Model] = {}
+
+    def get(self, model: str) -> Model:
+        if model not in self.models:
+            try:
+                self.models[model] = get_model(model, **self.settings.model_args)
+            except Exception as e:  # an unknown provider or bad argument: the user's input
+                raise GameEvalError(f"cannot load model {model!r}: {type(e).__name__}: {e}".splitlines()[0]) from None
+        return self.models[model]
+
+    def check(self) -> None:
+        """Load every configured model now, so a bad model string is one clear error up front."""
+        for model in [self.settings.model, *self.settings.roles.values()]:
+            if model:
+                self.get(model)
+
+    def binder(self, case: Case, notes: list[str], overrides: dict[str, Any] | None = None) -> Callable[[Seat, str], Player]:
+        """bind(seat, model_role): explicit overrides (a Player or model string per role), then
+        --gameeval-role, else the evaluated model with a note (self-play)."""
+        settings = self.settings
+        overrides = overrides or {}
+
+        def bind(seat: Seat, role: str) -> Player:
+            choice = overrides.get(role, settings.roles.get(role))
+            if choice is not None and not isinstance(choice, str):
+                return choice  # a Player object given by a user's test
+            if choice is None:
+                choice = overrides.get(EVALUATED, settings.model)
+                if choice is None:
+                    raise GameEvalError("no model to play the evaluated seats: give --gameeval-model")
+                if role != EVALUATED and not isinstance(choice, str):
+                    return choice
+                if role != EVALUATED:
+                    note = (f"model role '{role}' is not bound (--gameeval-role {role}=...): "
+                            f"played by the evaluated model {choice} (self-play)")
+                    if note not in notes:
+                        notes.append(note)
+            model = self.get(choice)
+            return ModelPlayer(_CachedModel(model, case.name) if settings.cache else model)  # type: ignore[arg-type]
+
+        return bind
+
+
+# -- playing --------------------------------------------------------------------------------------
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    status: str  # "played" | "error" | "not played"
+    record: GameRecord | None = None
+    scores: dict[str, float] | None = None
+    error: str | None = None
+    seconds: float = 0.0
+    reason: str | None = None  # why a case was not played
+
+    def entry(self) -> dict[str, Any]:
+        """This case's line in the report."""
+        c = self.case
+        e: dict[str, Any] = {"id": c.name, "game": c.game, "case": c.case_id, "row": c.row.id, "trial": c.trial,
+                             "index": c.index, "status": self.status, "seconds": round(self.seconds, 3)}
+        if self.record is not None:
+            r = self.record
+            e.update(seed=r.seed, outcome=r.label, winner=r.outcome.get("winner"), scores=self.scores,
+                     failures=r.failures, usage=r.usage,
+                     seats={s["name"]: {"role": s["role"], "model": s["model"]} for s in r.seats})
+        if self.error:
+            e["error"] = self.error
+        if self.reason:
+            e["reason"] = self.reason
+        return e
+
+
+class Runner:
+    """Plays shards on one long-lived event loop (models keep their clients across shards)."""
+
+    def __init__(self, settings: Settings, baseline: dict[str, Any] | None = None):
+        self.settings = settings
+        self.baseline = baseline
+        self.pool = ModelPool(settings)
+        self.results: dict[str, CaseResult] = {}  # case name -> result
+        self.gates: dict[str, GameGate] = {}
+        self._loop: asyncio.Runner | None = None
+
+    def run(self, coro: Any) -> Any:
+        if self._loop is None:
+            self._loop = asyncio.Runner()
+        return self._loop.run(coro)
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+    async def _play_one(self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None) -> CaseResult:
+        async with sem:
+            notes: list[str] = []
+            start = time.perf_counter()
+            try:
+                spec = get_spec(case.game)
+                record = await play_case(spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes)
+                scores = spec.score(record)
+            except Exception:  # a harness or rules bug: the case fails with the traceback
+                return CaseResult(case, "error", error=traceback.format_exc(), seconds=time.perf_counter() - start)
+            return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)
+
+    async def _play_many(self, cases: list[Case]) -> list[CaseResult]:
+        sem = asyncio.Semaphore(max(1, self.settings.concurrency))
+        return await asyncio.gather(*(self._play_one(c, sem) for c in cases))
+
+    def play_shard(self, cases: list[Case], gate: GameGate | None = None) -> None:
+        todo = [c for c in cases if c.name not in self.results]
+        if not todo:
+            return
+        if gate is None:
+            for result in self.run(self._play_many(todo)):
+                self.results[result.case.name] = result
+            return
+        self.run(self._play_gated(todo, gate))
+
+    async def _play_gated(self, cases: list[Case], gate: GameGate) -> None:
+        """Play in looks until the sequential test has its verdict; the rest are not played."""
+        assert self.baseline is not None
+        from pytest_gameeval.report import cases_of
+
+        game_report = self.baseline["games"][gate.game]
+        base = {k: v for k, (_, v) in metric_values(game_report, cases_of(self.baseline, gate.game)).items()}
+        gate.n_cases = len(cases)
+        played: list[CaseResult] = []
+        start = 0
+        for end in gate.ends:
+            batch = await self._play_many(cases[start:end])
+            start = end
+            played.extend(batch)
+            for r in batch:
+                self.results[r.case.name] = r
+            entries = [r.entry() for r in played]
+            new = {k: v for k, (_, v) in metric_values({"rate_keys": list(get_spec(gate.game).outcome_labels),
+                                                        "mean_keys": list(get_spec(gate.game).mean_keys)}, entries).items()}
+            gate.look(base, new, len(played), last=end >= len(cases))
+            if gate.stopped:
+                break
+        for c in cases[start:]:
+            self.results[c.name] = CaseResult(
+                c, "not played",
+                reason=f"the sequential gate reached its verdict on {gate.game} after {gate.games_used} of {len(cases)} games")
+
+    def play_now(self, case: Case, overrides: dict[str, Any] | None = None) -> CaseResult:
+        """One case, now, outside any shard (the user-facing fixture)."""
+        return self.run(self._play_one(case, asyncio.Semaphore(1), overrides))
+
+
+def make_gate(spec: GameSpec, settings: Settings, n_cases: int) -> GameGate | None:
+    metrics = gate_metrics(spec, score_keys(spec), settings)
+    if not metrics:
+        return None
+    return GameGate(spec.name, metrics, settings.gate, n_cases)
+

@@ -1,0 +1,136 @@
+"""Settings of a pytest-gameeval run and the shard layout: cheap to import.
+
+The plugin module is imported by every pytest run (entry point), so it and this module import
+nothing heavy (no inspect, no scipy); playing lives in pytest_runner, loaded only with a model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.games.registry import GAMES
+
+if TYPE_CHECKING:
+    from pytest_gameeval.engine.spec import GameSpec
+
+NODE_PREFIX = "gameeval::"
+
+
+@dataclass
+class GateConfig:
+    alpha: float = 0.05  # P(fail | nothing regressed beyond tolerance), per game
+    beta: float = 0.1  # P(stop early as "not regressed" | regressed beyond tolerance), per metric bound
+    tolerance: float = 0.1  # default tolerance of every gated metric (absolute, in the metric's units)
+    looks: int = 4  # interim analyses per game
+
+
+# -- settings -----------------------------------------------------------------------------------
+
+
+def parse_pairs(values: list[str], what: str) -> list[tuple[str, str]]:
+    pairs = []
+    for v in values:
+        name, eq, value = v.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise GameEvalError(f"{what} {v!r}: expected NAME=VALUE")
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+def parse_scalar(value: str) -> Any:
+    """Model argument values: JSON scalars (0.05, true, 3) where they parse, else the string."""
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError:
+        return value
+    return parsed if isinstance(parsed, (int, float, bool, str)) or parsed is None else value
+
+
+@dataclass
+class Settings:
+    model: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+    model_args: dict[str, Any] = field(default_factory=dict)
+    games: list[str] = field(default_factory=list)
+    trials: int = 1
+    limit: int = 0
+    seed: int = 0
+    option_overrides: list[tuple[str, str]] = field(default_factory=list)  # ([GAME.]NAME, VALUE)
+    concurrency: int = 32
+    shard_size: int = 0  # 0: same as concurrency
+    cache: bool = False
+    gate: GateConfig = field(default_factory=GateConfig)
+    gate_metrics: dict[str, dict[str, tuple[bool, float | None]]] = field(default_factory=dict)
+
+    @property
+    def cases_per_shard(self) -> int:
+        return self.shard_size or self.concurrency
+
+    def game_options(self, spec: GameSpec) -> dict[str, Any]:
+        """The spec's parsed options for this run: --gameeval-limit/-seed, then --gameeval-option."""
+        given: dict[str, Any] = {"limit": self.limit, "seed": self.seed}
+        known = spec.all_options()
+        for name, value in self.option_overrides:
+            game, dot, option = name.rpartition(".")
+            if dot and game != spec.name:
+                continue
+            if option in known:
+                given[option] = value
+        return spec.parse_options(given)
+
+    def check_overrides(self, specs: list[GameSpec]) -> None:
+        names = {s.name for s in specs}
+        for name, _ in self.option_overrides:
+            game, dot, option = name.rpartition(".")
+            if dot and game not in GAMES:
+                raise GameEvalError(f"--gameeval-option {name}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+            targets = [s for s in specs if s.name == game] if dot else specs
+            if dot and game not in names:
+                continue  # an option for a game not selected in this run: harmless
+            if not any(option in s.all_options() for s in targets):
+                known = sorted({o for s in targets for o in s.all_options()})
+                raise GameEvalError(f"--gameeval-option {name}: no selected game has an option {option!r}; known: {', '.join(known)}")
+
+
+def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool, float | None]]]:
+    """--gameeval-gate-metric GAME.METRIC=higher|lower[:TOLERANCE]."""
+    out: dict[str, dict[str, tuple[bool, float | None]]] = {}
+    for name, value in parse_pairs(values, "--gameeval-gate-metric"):
+        game, dot, metric = name.partition(".")
+        direction, _, tol = value.partition(":")
+        if not dot or not metric or direction not in ("higher", "lower"):
+            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: expected GAME.METRIC=higher|lower[:TOLERANCE]")
+        try:
+            tolerance = float(tol) if tol else None
+        except ValueError:
+            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} is not a number") from None
+        out.setdefault(game, {})[metric] = (direction == "higher", tolerance)
+    return out
+
+
+def game_of_nodeid(nodeid: str) -> str | None:
+    if not nodeid.startswith(NODE_PREFIX):
+        return None
+    return nodeid[len(NODE_PREFIX):].split("[", 1)[0]
+
+
+def shard_map(nodeids: list[str], cases_per_shard: int, gated_games: set[str]) -> dict[str, str]:
+    """nodeid -> shard key for the game cases among `nodeids` (in run order).
+
+    Computed the same way by the xdist controller (from the collected node ids) and by each
+    process (from its session items), so both agree on which cases travel together."""
+    counts: dict[str, int] = {}
+    out: dict[str, str] = {}
+    for nodeid in nodeids:
+        game = game_of_nodeid(nodeid.split("@", 1)[0])
+        if game is None:
+            continue
+        i = counts.get(game, 0)
+        counts[game] = i + 1
+        out[nodeid] = f"gameeval-{game}" if game in gated_games else f"gameeval-{game}-{i // max(1, cases_per_shard)}"
+    return out
+
+

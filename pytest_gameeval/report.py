@@ -1,0 +1,294 @@
+"""The report JSON: schema, atomic writing, validated reading, comparability and the diff.
+
+A report holds, per game, the game's own summary (`spec.summarize`, every metric with its
+interval) and, per case, the game's own per-game numbers (`spec.score`). The diff and the gate
+compare those per-case numbers, so a report can be compared without the game's code.
+It never holds API keys or environment variables: pytest arguments are stored with anything
+that looks like a secret redacted, and model arguments likewise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonlines
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.gate import MEAN, RATE, REGRESSED, compare, judge, oriented_bounds
+
+SCHEMA = "pytest-gameeval/report"
+SCHEMA_VERSION = 1
+
+# options that choose *which* cases are played, not *how* a game is played: runs that differ
+# only in these are still comparable (the dataset digest covers the data itself)
+SAMPLING_OPTIONS = ("seed", "limit", "shuffle")
+
+_SECRET_NAME = re.compile(r"(api[_-]?key|token|secret|password|passwd|auth|credential)", re.I)
+_SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,}|[A-Za-z0-9_-]*key-[A-Za-z0-9]{16,}|AKIA[0-9A-Z]{12,})")
+
+
+# -- JSON helpers --------------------------------------------------------------------------
+
+
+def clean(value: Any) -> Any:
+    """JSON-safe: NaN/inf become None (strict JSON has no NaN), tuples become lists."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    return value
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write to a temporary file beside `path`, then rename over it: never a half-written file."""
+    _write_atomic(path, lambda f: json.dump(clean(data), f, indent=1, sort_keys=False, allow_nan=False))
+
+
+def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
+    def dump(f: Any) -> None:
+        with jsonlines.Writer(f, dumps=lambda o: json.dumps(clean(o), allow_nan=False)) as writer:
+            writer.write_all(rows)
+
+    _write_atomic(path, dump)
+
+
+def _write_atomic(path: str | Path, dump: Any) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            dump(f)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# -- what a report may say about the run -------------------------------------------------------
+
+
+def redact_args(args: Iterable[str]) -> list[str]:
+    """pytest arguments with values of secret-looking names and key-looking strings removed."""
+    out: list[str] = []
+    hide_next = False
+    for arg in map(str, args):
+        if hide_next:
+            out.append("<redacted>")
+            hide_next = False
+            continue
+        name, eq, _ = arg.partition("=")
+        if _SECRET_NAME.search(name):
+            if eq:
+                out.append(f"{name}=<redacted>")
+            else:
+                out.append(arg)
+                hide_next = arg.startswith("-")
+            continue
+        out.append(_SECRET_VALUE.sub("<redacted>", arg))
+    return out
+
+
+def redact_mapping(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: ("<redacted>" if _SECRET_NAME.search(k) else v) for k, v in values.items()}
+
+
+def git_info(root: str | Path) -> dict[str, Any] | None:
+    """The commit of the checkout (and whether it had local changes), when git is there."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        if commit.returncode != 0:
+            return None
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                capture_output=True, text=True, timeout=10)
+        return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip()) if status.returncode == 0 else None}
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+# -- per-case numbers -> per-metric values ---------------------------------------------------------
+
+
+def metric_values(game: dict[str, Any], cases: list[dict[str, Any]]) -> dict[str, tuple[str, list[float]]]:
+    """metric -> (kind, values over played cases): 0/1 per game for rates, finite numbers for means."""
+    played = [c for c in cases if c["status"] == "played" and c.get("scores") is not None]
+    values: dict[str, tuple[str, list[float]]] = {}
+    for key in game["rate_keys"]:
+        values[key] = (RATE, [float(c["scores"].get(key) or 0.0) for c in played])
+    for key in game["mean_keys"]:
+        nums = [c["scores"].get(key) for c in played]
+        values[key] = (MEAN, [float(x) for x in nums if isinstance(x, (int, float)) and math.isfinite(x)])
+    return values
+
+
+def cases_of(report: dict[str, Any], game: str) -> list[dict[str, Any]]:
+    return [c for c in report["cases"] if c["game"] == game]
+
+
+# -- validation -----------------------------------------------------------------------------------
+
+_TOP = {"schema": str, "schema_version": int, "package": dict, "models": dict, "settings": dict,
+        "games": dict, "cases": list}
+_GAME = {"options": dict, "dataset": dict, "metrics": dict, "rate_keys": list, "mean_keys": list,
+         "directions": dict, "usage": dict}
+_CASE = {"id": str, "game": str, "case": str, "status": str}
+
+
+def validate(report: Any, where: str = "report") -> dict[str, Any]:
+    """Check a report's shape; one GameEvalError line naming the first problem."""
+    if not isinstance(report, dict):
+        raise GameEvalError(f"{where}: not a gameeval report (expected a JSON object)")
+    if report.get("schema") != SCHEMA:
+        raise GameEvalError(f"{where}: not a gameeval report (schema is {report.get('schema')!r}, expected {SCHEMA!r})")
+    if report.get("schema_version") != SCHEMA_VERSION:
+        raise GameEvalError(f"{where}: report schema version {report.get('schema_version')!r} is not supported "
+                            f"(this pytest-gameeval reads version {SCHEMA_VERSION})")
+    for key, typ in _TOP.items():
+        if not isinstance(report.get(key), typ):
+            raise GameEvalError(f"{where}: report field {key!r} is missing or not a {typ.__name__}")
+    for name, game in report["games"].items():
+        if not isinstance(game, dict):
+            raise GameEvalError(f"{where}: game {name!r} is not an object")
+        for key, typ in _GAME.items():
+            if not isinstance(game.get(key), typ):
+                raise GameEvalError(f"{where}: game {name!r} field {key!r} is missing or not a {typ.__name__}")
+    for i, case in enumerate(report["cases"]):
+        if not isinstance(case, dict):
+            raise GameEvalError(f"{where}: case #{i} is not an object")
+        for key, typ in _CASE.items():
+            if not isinstance(case.get(key), typ):
+                raise GameEvalError(f"{where}: case #{i} field {key!r} is missing or not a {typ.__name__}")
+        if case["game"] not in report["games"]:
+            raise GameEvalError(f"{where}: case {case['id']!r} names game {case['game']!r}, which the report does not describe")
+        if case["status"] == "played" and not isinstance(case.get("scores"), dict):
+            raise GameEvalError(f"{where}: played case {case['id']!r} has no scores")
+    return report
+
+
+def read_report(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise GameEvalError(f"{path}: cannot read report ({e.strerror or e})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise GameEvalError(f"{path}:{e.lineno}: report is not valid JSON ({e.msg})") from None
+    return validate(data, str(path))
+
+
+# -- comparability ------------------------------------------------------------------------------
+
+
+def rule_options(game: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in game["options"].items() if k not in SAMPLING_OPTIONS}
+
+
+def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None) -> list[str]:
+    """Why two reports cannot be compared (empty when they can). `games`: only these games
+    (the gate compares the games of the new run; the baseline may hold more)."""
+    reasons: list[str] = []
+    if games is None:
+        if set(old["games"]) != set(new["games"]):
+            reasons.append(f"different games (old: {', '.join(sorted(old['games'])) or 'none'}; "
+                           f"new: {', '.join(sorted(new['games'])) or 'none'})")
+            return reasons
+        games = sorted(new["games"])
+    for name in games:
+        if name not in old["games"]:
+            reasons.append(f"{name} is not in the baseline")
+            continue
+        o, n = old["games"][name], new["games"][name]
+        if o["dataset"].get("sha256") != n["dataset"].get("sha256"):
+            reasons.append(f"{name}: different dataset (sha256 {str(o['dataset'].get('sha256'))[:12]} vs "
+                           f"{str(n['dataset'].get('sha256'))[:12]})")
+        ro, rn = rule_options(o), rule_options(n)
+        changed = sorted(k for k in set(ro) | set(rn) if ro.get(k) != rn.get(k))
+        if changed:
+            reasons.append(f"{name}: different game options " + ", ".join(f"{k}={ro.get(k)!r}->{rn.get(k)!r}" for k in changed))
+    return reasons
+
+
+# -- the diff -------------------------------------------------------------------------------------
+
+
+def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.0) -> dict[str, Any]:
+    """Per game and metric: old, new, change with its (1 - alpha) interval, p, verdict."""
+    reasons = incomparable(old, new)
+    if reasons:
+        raise GameEvalError("reports are not comparable: " + "; ".join(reasons))
+    rows: list[dict[str, Any]] = []
+    for name in sorted(new["games"]):
+        game = new["games"][name]
+        old_values = metric_values(old["games"][name], cases_of(old, name))
+        new_values = metric_values(game, cases_of(new, name))
+        directions = {**old["games"][name]["directions"], **game["directions"]}
+        for metric, (kind, values) in new_values.items():
+            if metric not in old_values:
+                continue
+            direction = directions.get(metric)
+            higher = None if direction is None else direction == "higher"
+            row = judge(kind, old_values[metric][1], values, higher, tolerance, alpha / 2)
+            # judge() works one-sided at alpha/2, i.e. with the two-sided (1 - alpha) interval;
+            # in a diff we also ask for the two-sided p to be below alpha
+            if row["verdict"] == REGRESSED and (row["p"] is None or row["p"] >= alpha):
+                row["verdict"] = "open"
+            verdict = row["verdict"]
+            if verdict != REGRESSED:
+                low, high = oriented_bounds(row, bool(higher)) if higher is not None else (None, None)
+                significant = row["p"] is not None and row["p"] < alpha
+                if higher is not None and low is not None and low > tolerance and significant:
+                    verdict = "improved"
+                elif significant:
+                    verdict = "changed" if higher is None else "changed within tolerance"
+                else:
+                    verdict = "no significant change"
+            rows.append({"game": name, "metric": metric, "kind": kind, "direction": direction, "old": row["old"],
+                         "new": row["new"], "change": row["change"], "ci": row["ci"], "p": row["p"],
+                         "n_old": row.get("n_old"), "n_new": row.get("n_new"), "verdict": verdict})
+    regressed = [f"{r['game']}.{r['metric']}" for r in rows if r["verdict"] == REGRESSED]
+    return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "rows": rows, "regressed": regressed,
+            "old": _identity(old), "new": _identity(new)}
+
+
+def _identity(report: dict[str, Any]) -> dict[str, Any]:
+    return {"models": report["models"], "git": report.get("git"), "created": report.get("created")}
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def render_markdown(diff: dict[str, Any]) -> str:
+    conf = round(100 * diff["confidence"])
+    lines = [
+        f"| game | metric | better | old (n) | new (n) | change | {conf}% CI of change | p | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in diff["rows"]:
+        lo, hi = r["ci"]
+        verdict = f"**{r['verdict']}**" if r["verdict"] == REGRESSED else r["verdict"]
+        lines.append(
+            f"| {r['game']} | {r['metric']} | {r['direction'] or '?'} | {_fmt(r['old'])} ({r['n_old']}) | "
+            f"{_fmt(r['new'])} ({r['n_new']}) | {_fmt(r['change'])} | [{_fmt(lo)}, {_fmt(hi)}] | {_fmt(r['p'], 4)} | {verdict} |"
+        )
+    tail = (f"Regressed: {', '.join(diff['regressed'])}" if diff["regressed"]
+            else "No metric regressed significantly.")
+    note = (f"Tests: rates by Fisher's exact test with Newcombe's interval, means by Welch's t; alpha={diff['alpha']}, "
+            f"tolerance={diff['tolerance']}. '?' = the game declares no direction (never a regression).")
+    return "\n".join(lines + ["", tail, note])
