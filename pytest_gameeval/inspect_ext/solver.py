@@ -19,12 +19,30 @@ from pytest_gameeval.players.model import ModelPlayer
 RECORD_KEY = "gameeval_record"
 
 
+def bound_model(role: str) -> Model | None:
+    """The model bound to `role`, or None. Beyond a plain role name, "name[i]" is the i-th model
+    of a list role (`--model-role players=a,b,c`) and "a|b" is the first bound alternative."""
+    roles = model_roles()
+    for alternative in role.split("|"):
+        name, _, index = alternative.partition("[")
+        if not index:
+            if alternative in roles:
+                return get_model(role=alternative)
+            continue
+        bound, i = roles.get(name), int(index.rstrip("]"))
+        models = bound if isinstance(bound, list) else [] if bound is None else [bound]
+        if i < len(models):
+            return models[i]
+    return None
+
+
 def resolve_role(role: str, evaluated: Model, notes: list[str]) -> Model:
     """The model bound to `role` with --model-role, else the evaluated model (said in the log)."""
     if role == EVALUATED:
         return evaluated
-    if role in model_roles():
-        return get_model(role=role)
+    model = bound_model(role)
+    if model is not None:
+        return model
     notes.append(f"model role '{role}' is not bound (--model-role {role}=...): played by the evaluated model {evaluated} (self-play)")
     return evaluated
 

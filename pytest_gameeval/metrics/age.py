@@ -67,7 +67,7 @@ def player_scores(record: GameRecord) -> list[dict[str, Any]]:
         conf = confusion([f[s] for s, g in d["groups"].items() if g != group], l)
         rows.append({
             "seat": name, "group": group, "slot": seat["private"].get("slot"), "model": seat["model"],
-            "topic": seat["private"].get("topic"), "guessed": d["fcg"][name] is not None,
+            "topic": seat["private"].get("topic"), "list": seat["private"].get("list"), "guessed": d["fcg"][name] is not None,
             "fcg": f[name], "comprehension": comp, "confusion": conf, "age": age_score(comp, conf),
         })
     return rows
@@ -107,10 +107,14 @@ def _means(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _macro(rows: list[dict[str, Any]], key: str = "age") -> dict[str, Any]:
-    """Mean per topic, then the unweighted mean of the topic means (t interval over topics)."""
+    """Mean per topic, then the unweighted mean of the topic means (t interval over topics).
+
+    A game's topic is its list (the ten topic lists are the paper's topics); rows without a
+    list name (older records) fall back to the pair's own topic field.
+    """
     by_topic: dict[str, list[float]] = defaultdict(list)
     for r in rows:
-        by_topic[str(r["topic"])].append(r[key])
+        by_topic[str(r.get("list") or r["topic"])].append(r[key])
     per_topic = {t: mean(v) for t, v in sorted(by_topic.items())}
     return {"per_topic": per_topic, "macro": mean([m["value"] for m in per_topic.values()])}
 
