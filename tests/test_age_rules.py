@@ -211,11 +211,18 @@ def test_own_word_guess_never_counts(data):
     game, _ = SPEC.setup(row("food-2"), 0, options(max_rounds=1))
     script = {
         ("A", 0): [reply("orange ball, hoops", "basketball")], ("A", 1): [reply("played indoors", "baseball")],
-        ("B", 0): [reply("bat and glove", "baseball")], ("B", 1): [reply("diamond field", "basketball")],
+        ("B", 0): [reply("bat and glove", "baseball")], ("B", 1): [reply("diamond field", "basketbal")],
     }
     rec, players = run(game, script)
     by_label = {players[s].label: f for s, f in rec.outcome["details"]["fcg"].items()}
+    # B1 (baseball) guesses "basketbal", a typo of its target: it counts
     assert by_label == {"replay-A0": None, "replay-A1": 1, "replay-B0": None, "replay-B1": 1}
+    game, _ = SPEC.setup(row("food-2"), 0, options(max_rounds=1))
+    script[("A", 1)] = [reply("played indoors", "basebal")]  # a typo of the target still counts
+    script[("A", 0)] = [reply("orange ball, hoops", "basketbal")]  # a typo of its own word does not
+    rec, players = run(game, script)
+    by_label = {players[s].label: f for s, f in rec.outcome["details"]["fcg"].items()}
+    assert by_label["replay-A1"] == 1 and by_label["replay-A0"] is None
 
 
 def test_format_errors_and_chat_error(data):
@@ -267,7 +274,15 @@ def test_bad_task_arguments(data, given, message):
 
 def test_lists_expand(data):
     rows = SPEC.rows(options(lists="list_a,food", pairs="a1,food-1"))
-    assert [r.id for r in rows] == ["list_a-a1", "food-1"]
+    assert [r.id for r in rows] == ["a1", "food-1"]
+    assert rows[0].data["list"] == "list_a"
+
+
+def test_duplicate_ids_across_lists_are_an_error(tmp_path, monkeypatch):
+    write_data(tmp_path, {"list_a": PAIRS["list_a"], "food": PAIRS["list_a"][:1]})
+    monkeypatch.setenv("GAMEEVAL_DATASETS", str(tmp_path))
+    with pytest.raises(GameEvalError, match="'a1' is in both"):
+        SPEC.rows(options(lists="list_a,food"))
 
 
 def test_malformed_data_is_one_clear_error(tmp_path, monkeypatch):

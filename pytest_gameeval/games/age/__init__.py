@@ -83,18 +83,20 @@ class AgeSpec(GameSpec):
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
         self.check_options(options)  # fail at task construction, not mid-eval
-        rows = []
+        rows: list[Row] = []
+        seen: dict[str, str] = {}
         for name in expand_lists(options["lists"] or [CURATED]):
             for d in load_list(name):
-                rid = d["id"] if d["id"].startswith(name) else f"{name}-{d['id']}"
-                rows.append(Row(rid, {**d, "list": name}))
+                if d["id"] in seen:  # ids are unique across the 11 lists: a game's id names its pair
+                    raise GameEvalError(f"age: pair id {d['id']!r} is in both {seen[d['id']]}.jsonl and {name}.jsonl")
+                seen[d["id"]] = name
+                rows.append(Row(d["id"], {**d, "list": name}))
         if options.get("pairs"):
             wanted = options["pairs"]
-            known = {r.id for r in rows} | {r.data["id"] for r in rows}
-            unknown = sorted(set(wanted) - known)
+            unknown = sorted(set(wanted) - set(seen))
             if unknown:
-                raise GameEvalError(f"age: unknown pair id(s) {', '.join(unknown)}")
-            rows = [r for r in rows if r.id in wanted or r.data["id"] in wanted]
+                raise GameEvalError(f"age: unknown pair id(s) {', '.join(unknown)} in lists {', '.join(sorted(set(seen.values())))}")
+            rows = [r for r in rows if r.id in wanted]
         return rows
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AgeGame:

@@ -15,6 +15,8 @@ import random
 import re
 from typing import Any
 
+from rapidfuzz.distance import Jaro
+
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
@@ -140,8 +142,15 @@ class AgeGame(Game):
         return reply
 
     def _is_own_word(self, seat: str, guess: str) -> bool:
-        group = self.group[seat]
-        return squash(guess) in {squash(w) for w in [self.words[group], *self.synonyms[group]]}
+        """The guess names the guesser's own word: equal to it or a synonym, or closer to it than to
+        the target (pairs such as hotel/motel or Iran/Iraq are within Jaro 0.8 of each other)."""
+        own, target = self.group[seat], self.other(seat)
+        g = squash(guess)
+        if g in {squash(w) for w in self.synonyms[target]}:
+            return False  # an accepted synonym of the target always counts
+        if g in {squash(w) for w in [self.words[own], *self.synonyms[own]]}:
+            return True
+        return Jaro.similarity(g, squash(self.words[own])) > Jaro.similarity(g, squash(self.words[target]))
 
     # -- moves ----------------------------------------------------------------------
     def apply(self, turn: Turn, text: str, reply: dict[str, str]) -> None:
