@@ -1,0 +1,129 @@
+"""Tournaments: pairings, analysis of hand-built records, and one small end-to-end run
+through inspect's eval_set with scripted models (resumable)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_gameeval import tournament as T
+from pytest_gameeval.cli import main as cli_main
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
+
+
+def test_pairings():
+    three = ["A", "B", "C"]
+    sf = T.matchups("spyfall", three)
+    assert len(sf) == 6 and all(m.sides["spy"] != m.sides["villager"] for m in sf)
+    assert {(m.sides["spy"], m.sides["villager"]) for m in sf} == {(a, b) for a in three for b in three if a != b}
+    assert sf[0].evaluated_side == "spy" and sf[0].model_roles == {"villager": sf[0].sides["villager"]}
+    assert len(T.matchups("spyfall", three, self_play=True)) == 9
+    tk = T.matchups("tofukingdom", three)
+    assert len(tk) == 6 and len({m.seats for m in tk}) == 6
+    assert all(sorted(m.sides.values()) == three for m in tk)
+    assert tk[0].model_roles.keys() == {"queen", "spy"}
+    two = T.matchups("tofukingdom", ["A", "B"])
+    assert len(two) == 6 and all(set(m.sides.values()) == {"A", "B"} for m in two)
+    assert len(T.matchups("tofukingdom", ["A", "B", "C", "D"])) == 24
+    with pytest.raises(GameEvalError):
+        T.matchups("askguess", three)
+
+
+def test_bad_input_is_one_clear_error():
+    with pytest.raises(GameEvalError, match="at least two"):
+        T.parse_models("A")
+    with pytest.raises(GameEvalError, match="twice"):
+        T.parse_models("A,B,A")
+    with pytest.raises(GameEvalError, match="evaluated"):
+        T.check_task_args("tofukingdom", {"evaluated": "queen"})
+    with pytest.raises(GameEvalError, match="unknown task argument"):
+        T.check_task_args("tofukingdom", {"nonsense": 1})
+
+
+def _rec(winner: str, **details) -> GameRecord:
+    return GameRecord("g", "i", 0, 0, {}, [], [], {"label": winner, "winner": winner, "details": details}, {}, {})
+
+
+def test_tofukingdom_analysis_points_matrices_and_ratings():
+    sides_abc = {"prince": "A", "queen": "B", "spy": "C"}
+    sides_bca = {"prince": "B", "queen": "C", "spy": "A"}
+    games = [T.Game(sides_abc, _rec("prince")), T.Game(sides_abc, _rec("prince")), T.Game(sides_abc, _rec("queen")),
+             T.Game(sides_bca, _rec("spy")), T.Game(sides_bca, _rec("prince"))]
+    r = T.analyze("tofukingdom", T.Collected(games), ["A", "B", "C"], n_resamples=20)
+    assert r["games"] == 5
+    assert {m: p["points"] for m, p in r["points"].items()} == {"A": 3, "B": 2, "C": 0}
+    assert sum(p["points"] for p in r["points"].values()) == 5  # one winning model per game
+    pw = r["matrices"]["pairwise_win_rate"]
+    i = {m: k for k, m in enumerate(pw["rows"])}
+    assert pw["value"][i["A"]][i["B"]] == pytest.approx(3 / 5)
+    assert pw["value"][i["B"]][i["A"]] == pytest.approx(2 / 5)
+    assert pw["value"][i["A"]][i["A"]] is None
+    camp = r["matrices"]["camp_win_rate"]
+    assert camp["value"][i["A"]] == [pytest.approx(2 / 3), None, pytest.approx(1 / 2)]
+    assert r["bradley_terry"]["ranking"] == ["A", "B", "C"]
+    assert r["bradley_terry"]["comparisons"] == 10
+
+
+def test_spyfall_analysis_matrices_average_over_word_pairs():
+    pytest.importorskip("pytest_gameeval.metrics.spyfall")
+
+    def rec(winner, pair, survived):
+        label = {"spy": "spy_win", "villagers": "villager_win"}[winner]
+        r = _rec(winner, pair_id=pair, spy="Player 1", survived={"Player 1": survived})
+        r.outcome["label"] = label
+        return r
+
+    ab = {"spy": "A", "villager": "B"}
+    ba = {"spy": "B", "villager": "A"}
+    games = [T.Game(ab, rec("spy", "p1", 3)), T.Game(ab, rec("spy", "p1", 3)), T.Game(ab, rec("villagers", "p2", 1)),
+             T.Game(ba, rec("villagers", "p1", 0)), T.Game(ba, rec("villagers", "p2", 2))]
+    r = T.analyze("spyfall", T.Collected(games), ["A", "B"], n_resamples=20)
+    w = r["matrices"]["spy_win_rate"]
+    # A as spy: pair p1 won 2/2, pair p2 0/1 -> average over the two pairs 0.5 (not 2/3 over games)
+    assert w["value"][0][1] == pytest.approx(0.5)
+    assert w["value"][1][0] == pytest.approx(0.0)
+    assert r["matrices"]["spy_living_round"]["value"][0][1] == pytest.approx((3 + 1) / 2)
+    assert {m: p["points"] for m, p in r["points"].items()} == {"A": 4, "B": 1}
+    assert r["bradley_terry"]["ranking"] == ["A", "B"]
+
+
+def test_tofukingdom_tournament_end_to_end_with_scripted_models(tmp_path: Path, capsys):
+    models = ["gameeval/scripted/oracle", "gameeval/scripted/random"]
+    logs = tmp_path / "logs"
+    ok, _ = T.run("tofukingdom", models, logs, task_args={"games": 1}, limit=1, display="none")
+    assert ok
+    files = sorted(p.name for p in logs.glob("*.eval"))
+    assert len(files) == 6
+    ok, _ = T.run("tofukingdom", models, logs, task_args={"games": 1}, limit=1, display="none")  # resume: nothing to do
+    assert ok and sorted(p.name for p in logs.glob("*.eval")) == files
+    collected = T.collect("tofukingdom", logs)
+    assert all(log["status"] == "success" for log in collected.logs) and len(collected.games) == 6
+    assert sorted(tuple(g.sides[c] for c in T.TOFU_CAMPS) for g in collected.games) == sorted(
+        tuple(m.sides[c] for c in T.TOFU_CAMPS) for m in T.matchups("tofukingdom", models))
+    # the record's seats were really played by the models the log names for their camp
+    for g in collected.games:
+        for seat in g.record.seats:
+            camp = {"prince": "prince", "princess": "prince", "chef": "prince", "queen": "queen", "minister": "queen",
+                    "guard": "queen", "spy": "spy", "maid": "spy"}[seat["role"]]
+            assert seat["model"] == g.sides[camp]
+    out = tmp_path / "out"
+    code = cli_main(["tournament", "tofukingdom", "--models", ",".join(models), "--log-dir", str(logs),
+                     "--out", str(out), "--analyze-only", "--bootstrap", "20"])
+    assert code == 0
+    result = json.loads((out / "tournament-tofukingdom.json").read_text())
+    assert result["games"] == 6 and sum(p["points"] for p in result["points"].values()) == 6
+    assert set(result["bradley_terry"]["ratings"]) == set(models)
+    assert (out / "tournament-tofukingdom.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(out.glob(".*"))  # no half-written temporary files left
+    assert "6 games" in capsys.readouterr().out
+
+
+def test_cli_errors_are_one_line(tmp_path: Path, capsys):
+    assert cli_main(["tournament", "tofukingdom", "--models", "A", "--log-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "at least two" in err[0]
+    assert cli_main(["tournament", "tofukingdom", "--models", "A,B", "--log-dir", str(tmp_path), "--analyze-only"]) == 2
+    assert "no completed tofukingdom games" in capsys.readouterr().err
