@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from scipy import stats
 
+from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.voting import OUTCOMES, same_word, votes_per_round
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
@@ -29,6 +30,15 @@ from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 TOM_KEYS = ("tom_self_identity", "tom_1_word", "tom_1_identity", "tom_2_word", "tom_2_identity")
 NAN = float("nan")
 ALPHA = 0.05
+# answers that name no keyword: never a match, not even with each other
+NON_ANSWERS = {"", "unknown", "none", "n/a", "na", "?", "notsure", "idk", "idontknow", "nothing", "null"}
+
+
+def keyword(answer: Any) -> str | None:
+    """A keyword answer, or None for a non-answer ("unknown", "?", ...)."""
+    if not isinstance(answer, str):
+        return None
+    return None if squash(answer) in NON_ANSWERS or answer.strip() in NON_ANSWERS else answer
 
 
 # -- theory of mind ------------------------------------------------------------------------
@@ -50,14 +60,14 @@ def tom_items(details: dict[str, Any]) -> dict[str, list[bool]] | None:
     items["tom_self_identity"].append(answer.get("self_identity") == roles[guest])
     for p in others:
         entry = players.get(p, {})
-        items["tom_1_word"].append(same_word(entry.get("word"), words[p]))
+        items["tom_1_word"].append(same_word(keyword(entry.get("word")), words[p]))
         items["tom_1_identity"].append(entry.get("identity") == roles[p])
         host_answer = tom.get(p)
         reference = (host_answer or {}).get("players", {}).get(guest)
         if reference is None:
             continue  # this host said nothing about the guest: no reference for 2nd-order beliefs
         belief = they_think.get(p, {})
-        items["tom_2_word"].append(same_word(belief.get("word"), reference.get("word")))
+        items["tom_2_word"].append(same_word(keyword(belief.get("word")), keyword(reference.get("word"))))
         items["tom_2_identity"].append(belief.get("identity") is not None and belief.get("identity") == reference.get("identity"))
     return items
 
