@@ -16,6 +16,8 @@ def _serve_local(argv: list[str]) -> int:
 
 COMMANDS = {
     "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
+    "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau (one-sided p) and RBO (permutation p) between our model ranking and an external leaderboard"),
+    "play": (lambda argv: __import__("pytest_gameeval.human", fromlist=["main"]).main(argv), "play akinator|taboo|bluffing yourself as the user seat against --model; the session is saved as a game record"),
     "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "run every model pairing of spyfall/tofukingdom through inspect (resumable); matrices, points, Bradley-Terry ratings as JSON and PNG"),
     "age-topics": (lambda argv: __import__("pytest_gameeval.age_experiments", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list; JSON table and heatmap PNG"),
 }
