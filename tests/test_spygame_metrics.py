@@ -164,3 +164,27 @@ def test_scripted_strengths_are_ordered():
         records = [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"evaluated": guest, "*": hosts}))) for r in SPEC.select_rows(opts)]
         wins[hosts] = sum(SPEC.score(r)["guest_win"] for r in records)
     assert wins["strong"] < wins["random"]  # strong hosts catch the spy guest more often
+
+
+# -- the bias-report command ---------------------------------------------------------------
+def test_bias_report_command_on_record_files(tmp_path, capsys):
+    from pytest_gameeval.engine.errors import GameEvalError
+    from pytest_gameeval.engine.record import write_records
+
+    write_records(tmp_path / "probe.jsonl", probe_records("first_option", n_pairs=6, epochs=1))
+    out = tmp_path / "bias.json"
+    assert metrics.main([str(tmp_path / "probe.jsonl"), "--out", str(out)]) == 0
+    report = __import__("json").loads(out.read_text())
+    assert report["games"] == 12 and report["all_voters"]["factors"]["option_position"]["biased"] is True
+    assert "option_position" in capsys.readouterr().err
+    with pytest.raises(GameEvalError, match="no such file"):
+        metrics.main([str(tmp_path / "missing.jsonl")])
+    opts = SPEC.parse_options({"limit": 1})
+    write_records(tmp_path / "plain.jsonl", [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.select_rows(opts)])
+    with pytest.raises(GameEvalError, match="probe-mode"):
+        metrics.main([str(tmp_path / "plain.jsonl")])
+    assert metrics.main([str(tmp_path / "plain.jsonl"), "--any-game"]) == 0
+    (tmp_path / "bad.jsonl").write_text('{"game": "spygame"}\n')
+    with pytest.raises(GameEvalError, match="not a file of game records"):
+        metrics.main([str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "never.json")])
+    assert not (tmp_path / "never.json").exists()

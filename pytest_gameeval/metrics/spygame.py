@@ -181,3 +181,81 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
     if probe_records:
         out["bias"] = bias_by_model(probe_records)
     return out
+
+
+# -- `gameeval bias-report` ---------------------------------------------------------------------
+VOTING_GAMES = ("spygame", "spyfall")
+
+
+def load_records(paths: list[str]) -> list[GameRecord]:
+    """Game records from JSON-lines record files or inspect logs (files or directories)."""
+    import json
+    import os
+
+    from pytest_gameeval.engine.errors import GameEvalError
+
+    records: list[GameRecord] = []
+    for path in paths:
+        if not os.path.exists(path):
+            raise GameEvalError(f"{path}: no such file or directory")
+        if path.endswith(".jsonl"):
+            try:
+                from pytest_gameeval.engine.record import read_records
+
+                records += read_records(path)
+            except (ValueError, KeyError, TypeError) as e:
+                raise GameEvalError(f"{path}: not a file of game records ({type(e).__name__}: {e})") from None
+            continue
+        from inspect_ai.log import list_eval_logs, read_eval_log  # only the CLI reads inspect logs
+
+        logs = [info.name for info in list_eval_logs(path)] if os.path.isdir(path) else [path]
+        for log_path in logs:
+            try:
+                log = read_eval_log(log_path)
+            except Exception as e:  # noqa: BLE001 - any unreadable log is one clear line
+                raise GameEvalError(f"{log_path}: not a readable inspect log ({type(e).__name__})") from None
+            for sample in log.samples or []:
+                data = (sample.metadata or {}).get("gameeval_record")
+                if data:
+                    records.append(GameRecord.from_dict(json.loads(json.dumps(data))))
+    return records
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+    import json
+    import os
+    import sys
+    import tempfile
+
+    from pytest_gameeval.engine.errors import GameEvalError
+
+    parser = argparse.ArgumentParser(
+        prog="gameeval bias-report",
+        description="Vote bias by name, speaking position and option position, chi-square against uniform "
+        "(SpyGame probe-mode games by default).",
+    )
+    parser.add_argument("paths", nargs="+", help="inspect logs (.eval/.json or a log directory) or game-record .jsonl files")
+    parser.add_argument("--any-game", action="store_true", help="also use normal (not content-free) SpyGame and SpyFall games")
+    parser.add_argument("--alpha", type=float, default=ALPHA, help="significance level (default 0.05)")
+    parser.add_argument("--out", help="write the JSON report here (atomically) instead of stdout")
+    args = parser.parse_args(argv)
+    records = [r for r in load_records(args.paths) if r.game in VOTING_GAMES]
+    if not args.any_game:
+        records = [r for r in records if r.outcome["details"].get("probe")]
+    if not records:
+        what = "SpyGame/SpyFall" if args.any_game else "SpyGame probe-mode (-T probe=true)"
+        raise GameEvalError(f"no {what} game records in {', '.join(args.paths)}")
+    report = {"games": len(records), **bias_by_model(records, args.alpha)}
+    text = json.dumps(report, indent=2)
+    if args.out:
+        folder = os.path.dirname(os.path.abspath(args.out))
+        with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as tmp:
+            tmp.write(text + "\n")
+        os.replace(tmp.name, args.out)
+    else:
+        sys.stdout.write(text + "\n")
+    for factor, entry in report["all_voters"]["factors"].items():
+        verdict = "n/a" if entry["p_value"] is None else f"chi2={entry['chi2']:.2f} dof={entry['dof']} p={entry['p_value']:.3g} {'BIASED' if entry['biased'] else 'no bias detected'}"
+        print(f"{factor}: {verdict}", file=sys.stderr)
+    return 0
