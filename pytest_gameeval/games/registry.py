@@ -13,6 +13,7 @@ GAMES: dict[str, str] = {
     "taboo": "pytest_gameeval.games.taboo",
     "bluffing": "pytest_gameeval.games.bluffing",
     "tofukingdom": "pytest_gameeval.games.tofukingdom",
+    "spygpt": "pytest_gameeval.games.spygpt",
     "age": "pytest_gameeval.games.age",
     "spyfall": "pytest_gameeval.games.spyfall",
     "spygame": "pytest_gameeval.games.spygame",

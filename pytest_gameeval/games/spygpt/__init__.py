@@ -1,0 +1,75 @@
+"""SpyGPT description judging (Liang et al. 2023)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.matching import squash
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
+from pytest_gameeval.games.spygpt.rules import OUTCOMES, SpyGPTGame
+from pytest_gameeval.games.spygpt.scripted import POLICIES
+from pytest_gameeval.metrics import spygpt as metrics
+
+MODES = ("aggressive", "conservative")
+
+
+def load_targets() -> list[dict[str, Any]]:
+    path = datasets_dir() / "spygpt" / "targets.jsonl"
+    rows = load_jsonl(path, {"id": str, "target": str, "distractors": list})
+    seen: set[str] = set()
+    for r in rows:
+        if r["id"] in seen:
+            raise GameEvalError(f"{path}: duplicate id {r['id']!r}")
+        seen.add(r["id"])
+        words = [r["target"], *r["distractors"]]
+        if not r["distractors"] or not all(isinstance(w, str) and w.strip() for w in words):
+            raise GameEvalError(f"{path}: target {r['id']!r} needs a word and non-empty distractor words")
+        if len({squash(w) for w in words}) != len(words):
+            raise GameEvalError(f"{path}: target {r['id']!r} repeats a word among its distractors")
+    return rows
+
+
+class SpyGPTSpec(GameSpec):
+    name = "spygpt"
+    title = "SpyGPT"
+    options = {
+        "mode": Option("both", "aggressive (be guessable), conservative (blend in) or both", ("both", *MODES)),
+        "targets": Option(None, "only these target ids (comma-separated)", kind=list),
+    }
+    model_roles = {"describer": EVALUATED, "judge": "judge"}
+    outcome_labels = OUTCOMES
+    mean_keys = tuple(f"{m}_{k}" for m in MODES for k in ("target", "distractor", "margin")) + (
+        "unparsed_judgements", "description_words")
+    higher_is_better = {
+        "aggressive_target": True, "aggressive_distractor": False, "aggressive_margin": True,
+        "conservative_target": False, "conservative_distractor": True, "conservative_margin": False,
+        "no_description": False,
+    }
+    scripted = POLICIES
+
+    def rows(self, options: dict[str, Any]) -> list[Row]:
+        targets = load_targets()
+        if options.get("targets"):
+            wanted = options["targets"]
+            unknown = sorted(set(wanted) - {t["id"] for t in targets})
+            if unknown:
+                raise GameEvalError(f"spygpt: unknown target id(s) {', '.join(unknown)}")
+            targets = [t for t in targets if t["id"] in wanted]
+        modes = MODES if options["mode"] == "both" else (options["mode"],)
+        return [Row(f"{mode}-{t['id']}", {**t, "mode": mode}) for mode in modes for t in targets]
+
+    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> SpyGPTGame:
+        return SpyGPTGame(row.data, rng, options)
+
+    def score(self, record: GameRecord) -> dict[str, float]:
+        return metrics.score(record)
+
+    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
+        return metrics.summarize(records)
+
+
+SPEC = SpyGPTSpec()

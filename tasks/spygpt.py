@@ -1,0 +1,15 @@
+"""SpyGPT description judging (Liang et al. 2023): `inspect eval tasks/spygpt.py --model gameeval/local --limit 5`.
+
+Task arguments: -T mode=both|aggressive|conservative (both), targets=apple,banana, seed=0,
+style=chat|flat, limit=N, shuffle=false. The judge is `--model-role judge=...`; unbound, the
+evaluated model judges its own descriptions (a warning note in the log). See docs/spygpt.md.
+"""
+
+from inspect_ai import Task, task
+
+from pytest_gameeval.inspect_ext.task import game_task
+
+
+@task
+def spygpt(**task_args) -> Task:
+    return game_task("spygpt", **task_args)
