@@ -84,7 +84,8 @@ def matchups(game: str, models: Sequence[str], self_play: bool = False) -> list[
 def check_task_args(game: str, task_args: dict[str, Any]) -> None:
     if "evaluated" in task_args:
         raise GameEvalError("the tournament sets -T evaluated itself (it binds every side); drop it")
-    get_spec(game).parse_options(task_args)  # unknown or ill-typed arguments: one clear error
+    spec = get_spec(game)
+    spec.select_rows(spec.parse_options(task_args))  # unknown/ill-typed arguments, bad data: one clear error
 
 
 def build_tasks(matches: list[Matchup], task_args: dict[str, Any]) -> list[Any]:
@@ -110,7 +111,8 @@ def run(
     task_args = dict(task_args or {})
     check_task_args(game, task_args)
     tasks = build_tasks(matchups(game, models, self_play), task_args)
-    kwargs: dict[str, Any] = {"log_dir": str(log_dir), "limit": limit, "epochs": epochs, "max_tasks": max_tasks}
+    # every matchup may run at once by default (inspect still bounds connections per model)
+    kwargs: dict[str, Any] = {"log_dir": str(log_dir), "limit": limit, "epochs": epochs, "max_tasks": max_tasks or len(tasks)}
     if display:
         kwargs["display"] = display
     return eval_set(tasks, **{k: v for k, v in kwargs.items() if v is not None})
@@ -176,6 +178,10 @@ def _points(models: list[str], won: dict[str, int], played: dict[str, int]) -> d
     return out
 
 
+def _clip(ci: list[float | None], low: float, high: float | None) -> list[float | None]:
+    return [None if x is None else min(max(x, low), high if high is not None else x) for x in ci]
+
+
 def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, seed: int) -> dict[str, Any]:
     from pytest_gameeval.metrics.spyfall import pair_metrics, spy_living_round
 
@@ -196,8 +202,9 @@ def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, s
     win_cells, round_cells, per_pair = {}, {}, {}
     for (a, b), records in by_pair.items():
         pm = pair_metrics(records)
-        win_cells[(a, b)] = {**pm["w_avg"], "n": len(records)}
-        round_cells[(a, b)] = {**pm["l_avg"], "n": len(records)}
+        # t-intervals over few word pairs can leave the possible range: clip them to it
+        win_cells[(a, b)] = {**pm["w_avg"], "ci": _clip(pm["w_avg"]["ci"], 0.0, 1.0), "n": len(records)}
+        round_cells[(a, b)] = {**pm["l_avg"], "ci": _clip(pm["l_avg"]["ci"], 0.0, None), "n": len(records)}
         overall = rate(sum(r.outcome["winner"] == "spy" for r in records), len(records))
         per_pair[f"{a} (spy) vs {b} (villagers)"] = {
             "spy": a, "villagers": b, "games": len(records), "word_pairs": pm["pairs"],

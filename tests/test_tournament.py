@@ -41,6 +41,8 @@ def test_bad_input_is_one_clear_error():
         T.check_task_args("tofukingdom", {"evaluated": "queen"})
     with pytest.raises(GameEvalError, match="unknown task argument"):
         T.check_task_args("tofukingdom", {"nonsense": 1})
+    with pytest.raises(GameEvalError, match="unknown pair"):
+        T.check_task_args("spyfall", {"pairs": "no-such-pair"})
 
 
 def _rec(winner: str, **details) -> GameRecord:
@@ -127,3 +129,22 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys):
     assert len(err) == 1 and "at least two" in err[0]
     assert cli_main(["tournament", "tofukingdom", "--models", "A,B", "--log-dir", str(tmp_path), "--analyze-only"]) == 2
     assert "no completed tofukingdom games" in capsys.readouterr().err
+
+
+def test_spyfall_tournament_end_to_end_with_scripted_models(tmp_path: Path):
+    models = ["gameeval/scripted/strong", "gameeval/scripted/random"]
+    logs = tmp_path / "logs"
+    ok, _ = T.run("spyfall", models, logs, task_args={"pairs": "ipad-iphone", "both_orientations": "false"}, limit=1, display="none")
+    assert ok
+    collected = T.collect("spyfall", logs)
+    assert sorted((g.sides["spy"], g.sides["villager"]) for g in collected.games) == sorted([(models[0], models[1]), (models[1], models[0])])
+    for g in collected.games:  # the spy seat was played by the spy-side model, every villager by the other
+        for seat in g.record.seats:
+            assert seat["model"] == g.sides["spy" if seat["role"] == "spy" else "villager"]
+    result = T.analyze("spyfall", collected, models, n_resamples=10)
+    w = result["matrices"]["spy_win_rate"]
+    assert w["value"][0][0] is None and w["n"][0][1] == w["n"][1][0] == 1
+    assert all(0.0 <= x <= 1.0 for row in w["ci"] for ci in row if ci for x in ci if x is not None)
+    assert sum(p["points"] for p in result["points"].values()) == 2
+    T.write_heatmap(result, tmp_path / "h.png")
+    assert (tmp_path / "h.png").stat().st_size > 1000
