@@ -16,6 +16,7 @@ def _serve_local(argv: list[str]) -> int:
 
 COMMANDS = {
     "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
+    "report": (lambda argv: __import__("pytest_gameeval.report", fromlist=["main"]).main(argv), "gameeval report diff OLD NEW [--format markdown|json]: per-metric change with intervals; exit 1 if a metric regressed"),
     "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau (one-sided p) and RBO (permutation p) between our model ranking and an external leaderboard"),
     "play": (lambda argv: __import__("pytest_gameeval.human", fromlist=["main"]).main(argv), "play akinator|taboo|bluffing yourself as the user seat against --model; the session is saved as a game record"),
     "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "run every model pairing of spyfall/tofukingdom through inspect (resumable); matrices, points, Bradley-Terry ratings as JSON and PNG"),

@@ -280,6 +280,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if state is None:
         return
     parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
+    added: list[pytest.Item] = []
+    _add_items(state, parent, added)
+    items.extend(added)
+    # tell the terminal (and xdist) about them as if a collector had found them
+    config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
+
+
+def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pytest.Item]) -> None:
     if not state.settings.model:
         # Without a model nothing is played, so nothing is loaded: one skipped item per game
         # (listing every case would load every dataset and print hundreds of skips in every

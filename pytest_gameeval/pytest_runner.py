@@ -100,14 +100,10 @@ def selected_specs(settings: Settings) -> list[GameSpec]:
 
 def gate_metrics(spec: GameSpec, game_report_keys: tuple[list[str], list[str]], settings: Settings) -> list[GateMetric]:
     """The metrics to gate for a game: the spec's `higher_is_better` (if it declares one),
-    overridden and extended by --gameeval-gate-metric."""
+    overridden, extended or dropped ("ignore") by --gameeval-gate-metric."""
     rate_keys, mean_keys = game_report_keys
-    directions: dict[str, tuple[bool, float | None]] = {
-        k: (bool(v), None) for k, v in (getattr(spec, "higher_is_better", None) or {}).items()
-    }
-    directions.update(settings.gate_metrics.get(spec.name, {}))
     metrics = []
-    for name, (higher, tol) in directions.items():
+    for name, (higher, tol) in _directions(spec, settings).items():
         if name in rate_keys:
             kind = RATE
         elif name in mean_keys:
@@ -115,14 +111,21 @@ def gate_metrics(spec: GameSpec, game_report_keys: tuple[list[str], list[str]], 
         else:
             raise GameEvalError(f"gate metric {spec.name}.{name}: not a score of {spec.name} "
                                 f"(rates: {', '.join(rate_keys)}; means: {', '.join(mean_keys)})")
-        metrics.append(GateMetric(name, kind, higher, settings.gate.tolerance if tol is None else tol))
+        if higher is not None:
+            metrics.append(GateMetric(name, kind, higher, settings.gate.tolerance if tol is None else tol))
     return metrics
 
 
+def _directions(spec: GameSpec, settings: Settings) -> dict[str, tuple[bool | None, float | None]]:
+    declared = getattr(spec, "higher_is_better", None) or {}
+    directions: dict[str, tuple[bool | None, float | None]] = {k: (bool(v), None) for k, v in declared.items()}
+    directions.update(settings.gate_metrics.get(spec.name, {}))
+    return directions
+
+
 def directions_of(spec: GameSpec, settings: Settings) -> dict[str, str]:
-    d = {k: ("higher" if v else "lower") for k, v in (getattr(spec, "higher_is_better", None) or {}).items()}
-    d.update({k: ("higher" if h else "lower") for k, (h, _) in settings.gate_metrics.get(spec.name, {}).items()})
-    return d
+    """metric -> "higher"/"lower" (which way is better), as stored in the report."""
+    return {k: ("higher" if h else "lower") for k, (h, _) in _directions(spec, settings).items() if h is not None}
 
 
 def score_keys(spec: GameSpec) -> tuple[list[str], list[str]]:

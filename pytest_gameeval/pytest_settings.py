@@ -63,7 +63,7 @@ class Settings:
     shard_size: int = 0  # 0: same as concurrency
     cache: bool = False
     gate: GateConfig = field(default_factory=GateConfig)
-    gate_metrics: dict[str, dict[str, tuple[bool, float | None]]] = field(default_factory=dict)
+    gate_metrics: dict[str, dict[str, tuple[bool | None, float | None]]] = field(default_factory=dict)
 
     @property
     def cases_per_shard(self) -> int:
@@ -95,19 +95,19 @@ class Settings:
                 raise GameEvalError(f"--gameeval-option {name}: no selected game has an option {option!r}; known: {', '.join(known)}")
 
 
-def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool, float | None]]]:
-    """--gameeval-gate-metric GAME.METRIC=higher|lower[:TOLERANCE]."""
-    out: dict[str, dict[str, tuple[bool, float | None]]] = {}
+def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | None, float | None]]]:
+    """--gameeval-gate-metric GAME.METRIC=higher|lower[:TOLERANCE] or GAME.METRIC=ignore."""
+    out: dict[str, dict[str, tuple[bool | None, float | None]]] = {}
     for name, value in parse_pairs(values, "--gameeval-gate-metric"):
         game, dot, metric = name.partition(".")
         direction, _, tol = value.partition(":")
-        if not dot or not metric or direction not in ("higher", "lower"):
-            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: expected GAME.METRIC=higher|lower[:TOLERANCE]")
+        if not dot or not metric or direction not in ("higher", "lower", "ignore") or (direction == "ignore" and tol):
+            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: expected GAME.METRIC=higher|lower[:TOLERANCE] or GAME.METRIC=ignore")
         try:
             tolerance = float(tol) if tol else None
         except ValueError:
             raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} is not a number") from None
-        out.setdefault(game, {})[metric] = (direction == "higher", tolerance)
+        out.setdefault(game, {})[metric] = (None if direction == "ignore" else direction == "higher", tolerance)
     return out
 
 

@@ -50,7 +50,11 @@ def clean(value: Any) -> Any:
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
     """Write to a temporary file beside `path`, then rename over it: never a half-written file."""
-    _write_atomic(path, lambda f: json.dump(clean(data), f, indent=1, sort_keys=False, allow_nan=False))
+    def dump(f: Any) -> None:
+        json.dump(clean(data), f, indent=1, sort_keys=False, allow_nan=False)
+        f.write("\n")
+
+    _write_atomic(path, dump)
 
 
 def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
@@ -68,7 +72,6 @@ def _write_atomic(path: str | Path, dump: Any) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             dump(f)
-            f.write("\n")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -292,3 +295,37 @@ def render_markdown(diff: dict[str, Any]) -> str:
     note = (f"Tests: rates by Fisher's exact test with Newcombe's interval, means by Welch's t; alpha={diff['alpha']}, "
             f"tolerance={diff['tolerance']}. '?' = the game declares no direction (never a regression).")
     return "\n".join(lines + ["", tail, note])
+
+
+# -- `gameeval report ...` ----------------------------------------------------------------------------
+
+
+def main(argv: list[str]) -> int:
+    """`gameeval report diff OLD NEW [--format markdown|json] [--alpha A] [--tolerance T]`.
+
+    Exit 0: no metric regressed; 1: some metric regressed significantly; 2: bad input
+    (unreadable or incomparable reports), as one line on stderr (raised as GameEvalError)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="gameeval report", description="compare pytest-gameeval reports")
+    sub = parser.add_subparsers(dest="action", required=True)
+    diff = sub.add_parser("diff", help="per-metric change between two reports, with intervals and tests")
+    diff.add_argument("old", help="the earlier report (e.g. the last release's)")
+    diff.add_argument("new", help="the report to compare with it")
+    diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    diff.add_argument("--alpha", type=float, default=0.05, help="significance level (two-sided); default 0.05")
+    diff.add_argument("--tolerance", type=float, default=0.0,
+                      help="a worse change smaller than this is not a regression (metric units); default 0")
+    args = parser.parse_args(argv)
+    if not 0 < args.alpha < 1:
+        raise GameEvalError("--alpha must be between 0 and 1")
+    if args.tolerance < 0:
+        raise GameEvalError("--tolerance must not be negative")
+    result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance)
+    if args.format == "json":
+        json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_markdown(result) + "\n")
+    return 1 if result["regressed"] else 0

@@ -1,0 +1,182 @@
+"""The pytest plugin end to end, with scripted players behind inspect's model path (no model).
+
+Inner pytest runs use pytester (in-process where possible: inspect is imported once).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once here: pytester's in-process
+import pytest_gameeval.pytest_runner  # noqa: F401  runs would otherwise re-import inspect every time)
+from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.report import read_report
+
+pytest_plugins = ["pytester"]
+
+ORACLE = "gameeval/scripted/oracle"
+RANDOM = "gameeval/scripted/random"
+# Ask-Guess with a truthful scripted answerer: the oracle questioner always wins within 30
+# rounds; the random questioner wins about 30% of games (a planted regression).
+ASKGUESS = ["--gameeval-games", "askguess", "--gameeval-role", f"answerer={ORACLE}", "-p", "no:cacheprovider"]
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_inprocess(*ASKGUESS, *args)
+
+
+def cases_without_timing(report: dict) -> dict:
+    """The report minus what legitimately differs between two runs of the same cases."""
+    out = {k: v for k, v in report.items() if k not in ("created", "run")}
+    out["cases"] = [{k: v for k, v in c.items() if k != "seconds"} for c in report["cases"]]
+    out["settings"] = {k: v for k, v in report["settings"].items()}
+    return out
+
+
+def test_without_a_model_game_cases_are_skipped_and_the_suite_runs(pytester):
+    pytester.makepyfile("def test_user_code():\n    assert 1 + 1 == 2\n")
+    result = pytester.runpytest_inprocess("-rs", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, skipped=len(GAMES))
+    result.stdout.fnmatch_lines(["*no model to evaluate (give --gameeval-model=*"])
+    assert not (pytester.path / "reports").exists()
+
+
+def test_a_run_writes_a_valid_report_and_junit_properties(pytester):
+    pytester.makepyfile("def test_user_code():\n    pass\n")
+    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-limit", "3", "--gameeval-option", "max_rounds=5",
+                 "--junitxml", "junit.xml", "-m", "gameeval", "-v")
+    result.assert_outcomes(passed=3, deselected=1)
+    result.stdout.fnmatch_lines(["*gameeval::askguess[[]hard-apple-t0[]] PASSED*", "*askguess: 3 played*"])
+    report = read_report(pytester.path / "reports" / "gameeval-report.json")
+    assert [c["id"] for c in report["cases"]] == ["askguess[hard-apple-t0]", "askguess[hard-aquarium_fish-t0]", "askguess[hard-baby-t0]"]
+    assert {c["outcome"] for c in report["cases"]} == {"RLE"}  # 5 rounds are too few for 20 category questions
+    game = report["games"]["askguess"]
+    assert game["options"]["max_rounds"] == 5 and game["metrics"]["rates"]["RLE"]["value"] == 1.0
+    assert game["usage"]["Questioner"]["calls"] == 15 and game["usage"]["Questioner"]["models"] == [ORACLE]
+    assert report["models"] == {"evaluated": ORACLE, "roles": {"answerer": ORACLE}, "model_args": {}}
+    records = (pytester.path / "reports" / "gameeval-report.records.jsonl").read_text().splitlines()
+    assert len(records) == 3 and json.loads(records[0])["game"] == "askguess"
+    props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property")}
+    assert props["gameeval_outcome"] == "RLE" and props["gameeval_status"] == "played"
+
+
+def test_k_selects_cases_and_the_fixture_plays_a_game(pytester):
+    pytester.makepyfile("""
+        from pytest_gameeval.players.scripted import ReplayPlayer
+
+        def test_oracle_finds_the_apple(gameeval_play):
+            record = gameeval_play("askguess", "apple", roles={"answerer": "gameeval/scripted/oracle"})
+            assert record.label == "ST"
+
+        def test_replayed_seats(gameeval_play):
+            record = gameeval_play("askguess", "apple", options={"max_rounds": 2},
+                                   roles={"evaluated": ReplayPlayer(["Is it an apple?"]),
+                                          "answerer": ReplayPlayer(["gameover"])})
+            assert record.label == "ST" and record.outcome["details"]["rounds"] == 1
+    """)
+    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-option", "max_rounds=30", "-k", "apple or replayed")
+    result.assert_outcomes(passed=3)  # the two user tests and askguess[hard-apple-t0]
+
+
+def test_a_harness_error_fails_the_case_with_its_traceback(pytester):
+    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", ORACLE, "--gameeval-limit", "2",
+                                          "--gameeval-role", "answerer=gameeval/scripted/nosuchstrength", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*harness error while playing askguess[[]hard-apple-t0[]]*", "*EngineError*no policy*"])
+    report = read_report(pytester.path / "reports" / "gameeval-report.json")
+    assert [c["status"] for c in report["cases"]] == ["error", "error"] and "EngineError" in report["cases"][0]["error"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--gameeval-option", "askguess.nosuch=1"], "no selected game has an option 'nosuch'"),
+    (["--gameeval-option", "max_rounds=many"], "max_rounds='many' must be of type int"),
+    (["--gameeval-role", "judge=x/y"], "no selected game has this model role"),
+    (["--gameeval-trials", "0"], "must be at least 1"),
+    (["--gameeval-gate-metric", "askguess.nosuch=higher"], "not a score of askguess"),
+    (["--gameeval-baseline", "missing.json"], "cannot read report"),
+])
+def test_bad_input_is_one_usage_error_line(pytester, args, message):
+    result = run(pytester, "--gameeval-model", ORACLE, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1 and message in errors[0] and errors[0].startswith("ERROR: gameeval:")
+
+
+# -- the gate ---------------------------------------------------------------------------------------
+
+N_CASES = "16"
+_BASELINE: dict[str, str] = {}
+
+
+@pytest.fixture
+def baseline(pytester: pytest.Pytester) -> Path:
+    """A baseline report of the oracle questioner on 16 Ask-Guess words (it wins every game),
+    played once per test session and copied into each test's directory."""
+    path = pytester.path / "oracle.json"
+    if "text" not in _BASELINE:
+        result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-limit", N_CASES, "--gameeval-report", str(path))
+        assert result.ret == 0
+        _BASELINE["text"] = path.read_text()
+    path.write_text(_BASELINE["text"])
+    return path
+
+
+# gate on the success rate only (fewer metrics: more power per metric at the same false-alarm rate)
+ST_ONLY = [a for m in ("EE", "RLE", "AME", "CE", "rounds_st") for a in ("--gameeval-gate-metric", f"askguess.{m}=ignore")]
+
+
+def test_a_planted_regression_fails_the_gate_early_and_names_the_metric(pytester, baseline):
+    result = run(pytester, "--gameeval-model", RANDOM, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline), *ST_ONLY)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*askguess.ST * higher *regressed*", "*gameeval gate FAILED: regressed askguess.ST*"])
+    report = read_report(pytester.path / "reports" / "gameeval-report.json")
+    gate = report["gate"]["games"]["askguess"]
+    assert gate["verdict"] == "fail" and gate["metrics"]["ST"]["verdict"] == "regressed"
+    assert set(gate["metrics"]) == {"ST"}
+    assert gate["games_used"] < int(N_CASES)  # sequential: stopped before playing every case
+    not_played = [c for c in report["cases"] if c["status"] == "not played"]
+    assert len(not_played) == int(N_CASES) - gate["games_used"]
+    result.assert_outcomes(passed=gate["games_used"], skipped=len(not_played))  # losing games is data, not failure
+
+
+def test_a_noise_level_difference_passes_the_gate(pytester):
+    # two runs of the random questioner with different seeds: different games, same skill
+    base = pytester.path / "random0.json"
+    assert run(pytester, "--gameeval-model", RANDOM, "--gameeval-limit", "12", "--gameeval-report", str(base)).ret == 0
+    result = run(pytester, "--gameeval-model", RANDOM, "--gameeval-limit", "12", "--gameeval-seed", "1",
+                 "--gameeval-baseline", str(base))
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*askguess: PASS after*", "*gameeval gate passed*"])
+    verdicts = {m["verdict"] for m in read_report(pytester.path / "reports" / "gameeval-report.json")["gate"]["games"]["askguess"]["metrics"].values()}
+    assert "regressed" not in verdicts
+
+
+def test_a_corrupt_or_mismatched_baseline_is_one_clear_error(pytester, baseline):
+    corrupt = pytester.path / "corrupt.json"
+    corrupt.write_text(baseline.read_text()[:200])
+    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-baseline", str(corrupt))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: gameeval: *corrupt.json:*: report is not valid JSON*"])
+    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-option", "max_rounds=7", "--gameeval-baseline", str(baseline))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: gameeval: baseline * does not match this run: askguess: different game options max_rounds=30->7"])
+
+
+# -- xdist ------------------------------------------------------------------------------------------
+
+
+def test_xdist_merges_workers_into_one_report_equal_to_a_single_process_run(pytester):
+    common = [*ASKGUESS, "--gameeval-model", RANDOM, "--gameeval-limit", "4", "--gameeval-trials", "2",
+              "--gameeval-option", "max_rounds=6", "--gameeval-shard-size", "3"]
+    single = pytester.runpytest_inprocess(*common, "--gameeval-report", "single.json")
+    single.assert_outcomes(passed=8)
+    multi = pytester.runpytest_subprocess(*common, "-n", "2", "--gameeval-report", "multi.json")
+    multi.assert_outcomes(passed=8)
+    one, two = read_report(pytester.path / "single.json"), read_report(pytester.path / "multi.json")
+    assert two["run"]["workers"] == 2
+    assert len({c["id"] for c in two["cases"]}) == 8
+    assert cases_without_timing(one) == cases_without_timing(two)
