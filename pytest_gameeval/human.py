@@ -46,7 +46,9 @@ class HumanPlayer:
 
     def _show(self, ctx: TurnContext) -> None:
         if not self.system_shown:
-            system = ctx.messages[0]["content"] if ctx.messages and ctx.messages[0]["role"] == "system" else ""
+            first = ctx.messages[0] if ctx.messages else {"role": "system", "content": ""}
+            # chat style: the system message; flat style: the prompt starts with it and a blank line
+            system = first["content"] if first["role"] == "system" else first["content"].split("\n\n", 1)[0]
             self.write(f"=== You play the {ctx.seat.name} seat ===\n{system}\n")
             self.system_shown = True
         self.show_rest(ctx.events, ctx.seat.name)

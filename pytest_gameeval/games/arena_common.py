@@ -187,7 +187,7 @@ class ArenaGame(Game):
         for event in self.events[turn.data["start"]:]:
             event.to = REFEREE_ONLY
             event.data["probe"] = turn.action
-        summary = result.get("items") or result.get("level") or result.get("error") or ""
+        summary = _summary(result)
         data = {k: v for k, v in turn.data.items() if k != "start"}
         self.act(turn.seat, f"{turn.action} probe: {summary}", probe=turn.action, **data, **result)
         if turn.action == RETRO:
@@ -200,6 +200,18 @@ class ArenaGame(Game):
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
         details.update(variant=self.variant, retrospective=self.retrospective)
         super().finish(label, winner, **details)
+
+
+def _summary(result: dict[str, Any]) -> str:
+    if not result.get("ok"):
+        return f"failed ({result.get('error', '')})"
+    if "items" in result:
+        return ", ".join(result["items"])
+    if "level" in result:
+        return result["level"]
+    if "disparity" in result:
+        return f"{result['n_yes']} yes / {result['n_no']} no, disparity {result['disparity']:.2f}"
+    return "ok"
 
 
 def _never_raises(parse: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:

@@ -94,7 +94,7 @@ class AkinatorGame(ArenaGame):
     def pending_move(self) -> list[Turn]:
         if self._question is not None:
             return [Turn(USER, "answer", None, read_answer)]
-        return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_questions), lambda t: plain_text(t, max_chars=400))]
+        return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_questions), lambda t: plain_text(t, max_chars=1000))]
 
     def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
         if turn.action == "answer":

@@ -78,13 +78,13 @@ class BluffingGame(ArenaGame):
         verdict = read_verdict(text)
         if verdict is not None:
             return {"verdict": verdict, "text": plain_text(text, max_chars=1000)}
-        return {"question": plain_text(text, max_chars=400)}
+        return {"question": plain_text(text, max_chars=1000)}
 
     def pending_move(self) -> list[Turn]:
         if self._verdict_due:
             return [Turn(INTERROGATOR, "verdict", prompts.VERDICT_INSTRUCTION, lambda t: {"verdict": require_verdict(t), "text": t.strip()})]
         if self._question is not None:
-            return [Turn(USER, "answer", None, lambda t: plain_text(t, max_chars=600))]
+            return [Turn(USER, "answer", None, lambda t: plain_text(t, max_chars=1000))]
         return [Turn(INTERROGATOR, "ask", prompts.ask_instruction(self.round, self.max_questions), self.read_move)]
 
     def apply_move(self, turn: Turn, text: str, move: Any) -> None:
