@@ -137,7 +137,7 @@ class AgeGame(Game):
             raise RuleViolation("your description contains your own secret word (or a form or synonym of it)")
         said = squash(reply["description"])
         earlier = [e for e in self.events if e.kind == SPEECH]
-        if any(squash(e.text) == said for e in earlier):
+        if said and any(squash(e.text) == said for e in earlier):
             raise RuleViolation("your description repeats an earlier description; give a new clue")
         return reply
 
