@@ -294,3 +294,14 @@ def test_malformed_data_is_one_clear_error(tmp_path, monkeypatch):
     (tmp_path / "age" / "list_a.jsonl").write_text(json.dumps({**PAIRS["list_a"][0], "synonyms_a": "x"}) + "\n")
     with pytest.raises(GameEvalError, match="synonyms_a"):
         SPEC.rows(options())
+
+
+def test_cot_thoughts_stay_private(data):
+    game, _ = SPEC.setup(row("a2"), 0, options(max_rounds=1, cot=True))
+    secret = "my private plan xyzzy"
+    players = {s: ReplayPlayer([json.dumps({"thought": secret, "description": f"clue from {s}", "guess": "plum"})]) for s in game.order}
+    rec = asyncio.run(play(game, players, instance_id="t", seed=0))
+    assert rec.label == "limit" and sum(c["format"] for c in rec.failures.values()) == 0
+    last = players[game.order[-1]]
+    others = [m["content"] for m in last.prompts[0].messages if m["role"] != "assistant"]
+    assert any("clue from" in c for c in others) and not any(secret in c for c in others)
