@@ -25,7 +25,6 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord, write_records
-from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.arena_common import CLASSIFY, USER_ROLE
 from pytest_gameeval.players.base import Reply, TurnContext
 

@@ -23,7 +23,7 @@ import random
 import re
 from typing import Any, Callable
 
-from pytest_gameeval.engine.errors import ParseError
+from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import normalize
@@ -51,8 +51,6 @@ def pick_variant(rng: random.Random, count: int, requested: int) -> int:
     """The prompt variant of one game: the requested one, else drawn from the game's rng."""
     if requested is not None and requested >= 0:
         if requested >= count:
-            from pytest_gameeval.engine.errors import GameEvalError
-
             raise GameEvalError(f"task argument variant={requested}: choose from -1 (drawn) or 0..{count - 1}")
         return requested
     return rng.randrange(count)

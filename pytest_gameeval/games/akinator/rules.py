@@ -16,11 +16,10 @@ import random
 import re
 from typing import Any
 
-from pytest_gameeval.engine.errors import RuleViolation
+from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, normalize
 from pytest_gameeval.engine.parsing import plain_text
-from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.games.akinator import prompts
 from pytest_gameeval.games.akinator.prompts import ANSWERS, QUESTIONER
 from pytest_gameeval.games.arena_common import CLASSIFY, USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
