@@ -95,6 +95,9 @@ def test_read_reply_json_and_labelled_lines():
     assert read_reply('{"Description": "a fruit"}', False)["guess"] == ""
     with pytest.raises(ParseError):
         read_reply("I like fruit", False)
+    with pytest.raises(ParseError, match="placeholder"):
+        read_reply('{"description": "<your clue>", "guess": "<the other word>"}', False)
+    assert read_reply('{"description": "sweet", "guess": "<the other word>"}', False)["guess"] == ""
     with pytest.raises(ParseError):
         read_reply(reply("x", "a b c d e f g h"), False)
     with pytest.raises(ParseError):  # chain-of-thought mode wants the JSON object

@@ -22,13 +22,17 @@ def player_system(name: str, word: str, n_players: int, max_rounds: int, cot: bo
     )
 
 
-def turn_instruction(round_: int, max_rounds: int, already_correct: bool) -> str:
+def turn_instruction(round_: int, max_rounds: int, already_correct: bool, cot: bool = False) -> str:
+    thought = '"thought": "<private reasoning>", ' if cot else ""
     if already_correct:
         return (
             f"Round {round_} of {max_rounds}, your turn. You have already found the other word; "
-            'give a new description of your word (the "guess" field may be empty).'
+            f'give a new description of your word. Answer with only: {{{thought}"description": "<your clue>", "guess": ""}}'
         )
-    return f"Round {round_} of {max_rounds}, your turn: describe your word and guess the other group's word."
+    return (
+        f"Round {round_} of {max_rounds}, your turn: describe your word and guess the other group's word. "
+        f'Answer with only: {{{thought}"description": "<your clue>", "guess": "<the other word>"}}'
+    )
 
 
 CORRECT = "Your guess is correct: you have found the other group's word. Keep describing your own word."

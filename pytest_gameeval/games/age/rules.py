@@ -75,9 +75,13 @@ def read_reply(text: str, want_thought: bool) -> dict[str, str]:
                 fields.setdefault(key, m[2].strip())
     if not fields.get("description"):
         raise ParseError('no description found: reply with one JSON object {"description": ..., "guess": ...}')
+    if re.fullmatch(r"<[^<>]*>", fields["description"]):
+        raise ParseError("you copied the placeholder; write your own clue in the description field")
     if len(fields["description"]) > 600:
         raise ParseError("your description is too long; keep it under 600 characters")
     guess = clean_guess(fields.get("guess", ""))
+    if re.fullmatch(r"<[^<>]*>", guess):
+        guess = ""  # a copied placeholder is no guess
     if len(guess.split()) > MAX_GUESS_WORDS:
         raise ParseError(f"your guess should be one word or a short name (at most {MAX_GUESS_WORDS} words)")
     return {"description": fields["description"], "guess": guess}
@@ -128,7 +132,7 @@ class AgeGame(Game):
     def pending(self) -> list[Turn]:
         seat = self.order[self._next]
         done = self.fcg[seat] is not None
-        return [Turn(seat, "describe_guess", prompts.turn_instruction(self.round, self.max_rounds, done),
+        return [Turn(seat, "describe_guess", prompts.turn_instruction(self.round, self.max_rounds, done, self.cot),
                      lambda text, seat=seat: self._parse(seat, text))]
 
     def _parse(self, seat: str, text: str) -> dict[str, str]:
