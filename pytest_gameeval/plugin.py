@@ -50,8 +50,10 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-report", "gameeval_report", "string", DEFAULT_REPORT, "report JSON path (relative to the rootdir); records go beside it"),
     ("--gameeval-baseline", "gameeval_baseline", "string", "", "baseline report: gate this run against it"),
     ("--gameeval-concurrency", "gameeval_concurrency", "string", "32", "games in flight per process"),
+    ("--gameeval-max-connections", "gameeval_max_connections", "string", "0", "concurrent calls per model (inspect's max_connections; 0: the provider's default)"),
     ("--gameeval-shard-size", "gameeval_shard_size", "string", "0", "cases played together by one process (0: the concurrency)"),
     ("--gameeval-cache", "gameeval_cache", "bool", False, "cache model calls with inspect's cache"),
+    ("--gameeval-only", "gameeval_only", "bool", False, "run only the game cases: collect no test files (e.g. for a CI gate)"),
     ("--gameeval-gate-alpha", "gameeval_gate_alpha", "string", "0.05", "gate: false-alarm rate per game"),
     ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of stopping early as 'not regressed'"),
     ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change smaller than this is not a regression"),
@@ -107,6 +109,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         option_overrides=parse_pairs(list(_value(config, "gameeval_options") or []), "--gameeval-option"),
         concurrency=_number(config, "gameeval_concurrency", int, 1),
         shard_size=_number(config, "gameeval_shard_size", int, 0),
+        max_connections=_number(config, "gameeval_max_connections", int, 0),
         cache=bool(_value(config, "gameeval_cache")),
         gate=GateConfig(alpha=alpha, beta=beta, tolerance=_number(config, "gameeval_gate_tolerance", float, 0.0),
                         looks=_number(config, "gameeval_gate_looks", int, 1)),
@@ -226,6 +229,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 # -- collection -------------------------------------------------------------------------------------
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """--gameeval-only: no test files at all, only the game cases."""
+    if _value(config, "gameeval_only") and collection_path != config.rootpath:
+        return True
+    return None
 
 
 class GameEvalCollector(pytest.Collector):

@@ -20,7 +20,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from inspect_ai.model import CachePolicy, Model, get_model
+from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Seat
@@ -164,7 +164,8 @@ class ModelPool:
     def get(self, model: str) -> Model:
         if model not in self.models:
             try:
-                self.models[model] = get_model(model, **self.settings.model_args)
+                config = GenerateConfig(max_connections=self.settings.max_connections) if self.settings.max_connections else None
+                self.models[model] = get_model(model, config=config, **self.settings.model_args)
             except Exception as e:  # an unknown provider or bad argument: the user's input
                 raise GameEvalError(f"cannot load model {model!r}: {type(e).__name__}: {e}".splitlines()[0]) from None
         return self.models[model]

@@ -61,6 +61,7 @@ class Settings:
     option_overrides: list[tuple[str, str]] = field(default_factory=list)  # ([GAME.]NAME, VALUE)
     concurrency: int = 32
     shard_size: int = 0  # 0: same as concurrency
+    max_connections: int = 0  # inspect's max_connections per model; 0: the provider's default
     cache: bool = False
     gate: GateConfig = field(default_factory=GateConfig)
     gate_metrics: dict[str, dict[str, tuple[bool | None, float | None]]] = field(default_factory=dict)
