@@ -50,7 +50,8 @@ def test_judge_scores_are_read(text, value):
     assert parse_score(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "a good match", "7", "0", "3.5", "3 or 4", '{"score": 9}', '{"score": true}', "4/10"])
+@pytest.mark.parametrize("text", ["", "a good match", "7", "0", "3.5", "3 or 4", '{"score": 9}', '{"score": true}', "4/10",
+                                  "1. The description is 1. The word is a fruit.\n2. The fruit is a pear."])
 def test_unreadable_judge_scores_are_format_errors(text):
     with pytest.raises(ParseError):
         parse_score(text)
