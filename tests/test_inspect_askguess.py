@@ -5,7 +5,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import list_eval_logs, read_eval_log
+
+from pytest_gameeval.inspect_ext.task import game_task
 
 ROOT = Path(__file__).resolve().parents[1]
 INSPECT = str(Path(sys.executable).with_name("inspect"))
@@ -21,10 +24,9 @@ def inspect_eval(tmp_path, *args):
     return proc, [read_eval_log(l, resolve_attachments=True) for l in logs]
 
 
-@pytest.mark.parametrize("target", ["tasks/askguess.py", "gameeval/askguess"])
-def test_inspect_eval_plays_and_scores(tmp_path, target):
+def test_inspect_eval_plays_and_scores(tmp_path):
     proc, logs = inspect_eval(
-        tmp_path, target, "--model", "gameeval/scripted", "--model-role", "answerer=gameeval/scripted/oracle",
+        tmp_path, "tasks/askguess.py", "--model", "gameeval/scripted", "--model-role", "answerer=gameeval/scripted/oracle",
         "--limit", "3", "-T", "max_rounds=10",
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -46,8 +48,8 @@ def test_inspect_eval_plays_and_scores(tmp_path, target):
     assert {"mean", "stderr"} <= set(metrics) or any(s.name == "ST" for s in log.results.scores)
 
 
-def test_unbound_answerer_is_self_play_and_said_in_the_log(tmp_path):
-    proc, logs = inspect_eval(tmp_path, "tasks/askguess.py", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3")
+def test_registered_name_and_unbound_answerer_is_self_play_said_in_the_log(tmp_path):
+    proc, logs = inspect_eval(tmp_path, "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3")
     (log,) = logs
     assert log.status == "success"
     infos = [str(e.data) for e in log.samples[0].events if e.event == "info"]
@@ -63,7 +65,12 @@ def test_unknown_task_argument_is_one_clear_error(tmp_path):
     assert not logs
 
 
-def test_bad_choice_is_one_clear_error(tmp_path):
-    proc, _ = inspect_eval(tmp_path, "tasks/askguess.py", "--model", "gameeval/scripted", "-T", "mode=medium")
-    assert proc.returncode != 0
-    assert "mode='medium': choose from easy, hard" in proc.stdout + proc.stderr
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [({"mode": "medium"}, "mode='medium': choose from easy, hard"), ({"max_rounds": "many"}, "must be of type int"),
+     ({"words": "apple,unicorn"}, "unknown word(s) unicorn")],
+)
+def test_bad_task_arguments_are_one_clear_error(args, message):
+    with pytest.raises(PrerequisiteError) as error:
+        game_task("askguess", **args)
+    assert message in str(error.value.message) and "\n" not in str(error.value.message)
