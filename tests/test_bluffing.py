@@ -102,3 +102,10 @@ def test_bad_data_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMEEVAL_DATASETS", str(tmp_path))
     with pytest.raises(GameEvalError, match="statements.jsonl:1: key 'label'"):
         SPEC.select_rows(SPEC.parse_options({}))
+
+
+def test_real_statements_are_enough_and_balanced():
+    rows = SPEC.select_rows(SPEC.parse_options({}))
+    labels = [r.data["label"] for r in rows]
+    assert len(rows) >= 60
+    assert labels.count(True) == labels.count(False)  # never all false
