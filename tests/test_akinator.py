@@ -181,3 +181,12 @@ def test_same_seed_same_game():
     a = _scripted("random", 2, max_questions=5, retrospective=True)
     b = _scripted("random", 2, max_questions=5, retrospective=True)
     assert [x.to_dict() for x in a] == [x.to_dict() for x in b]
+
+
+def test_disparity_separates_halving_from_random_questions():
+    # known strengths: the halving questioner splits its candidates far more evenly
+    mean = lambda values: sum(values) / len(values)  # noqa: E731
+    strong = [SPEC.score(r)["disparity"] for r in _scripted("strong", 3, retrospective=True, max_questions=6)]
+    weak = [SPEC.score(r)["disparity"] for r in _scripted("random", 3, retrospective=True, max_questions=6)]
+    strong, weak = [v for v in strong if v == v], [v for v in weak if v == v]  # drop NaN (no question)
+    assert strong and weak and mean(strong) < mean(weak)

@@ -7,7 +7,8 @@
   known object with probability 0.15 per turn (expected win rate near 0).
 - halving questioner ("strong"): keeps the known objects consistent with every answer so far,
   asks the attribute question that splits them most evenly, and guesses once one candidate
-  is left (or no question splits them). Its probe lists its remaining candidates.
+  is left (or no question splits them). Its probe lists up to 16 of its remaining
+  candidates in random order (padded with other objects to 5).
 """
 
 from __future__ import annotations
@@ -135,7 +136,9 @@ def _candidates(ctx: TurnContext) -> tuple[list[dict[str, Any]], set[str]]:
 
 def _ranked(alive: list[dict[str, Any]], rng: random.Random) -> str:
     _, objects = data()
-    names = [o["object"] for o in alive][:MAX_LIST]
+    names = [o["object"] for o in alive]
+    rng.shuffle(names)  # no order among equally likely candidates (dataset order would favour row 1)
+    names = names[:MAX_LIST]
     filler = [o["object"] for o in objects if o["object"] not in names]
     rng.shuffle(filler)
     names += filler[: max(0, MIN_LIST - len(names))]
