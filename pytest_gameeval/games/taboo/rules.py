@@ -111,7 +111,7 @@ class TabooGame(ArenaGame):
 
     def after_round(self) -> None:
         if self.round >= self.max_rounds:
-            self.host(f"You lasted {self.max_rounds} rounds without saying the word ({self.word}).")
+            self.host(f"You lasted {self.max_rounds} round{'s' if self.max_rounds != 1 else ''} without saying the word ({self.word}).")
             self.finish("survived", winner=GUESSER, rounds=self.round)
         else:
             self.round += 1
