@@ -72,10 +72,17 @@ def _write_atomic(path: str | Path, dump: Any) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             dump(f)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 # -- what a report may say about the run -------------------------------------------------------
