@@ -524,7 +524,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     tr.write_line("")
     tr.write_line(f"regression gate against {gate['baseline']} (alpha={gate['alpha']}, beta={gate['beta']}, tolerance={gate['tolerance']}):")
-    header = f"  {'game.metric':<22} {'better':<7} {'baseline':>9} {'new':>9} {'change':>8}  {'interval':<19} {'games':>5}  verdict"
+    header = f"  {'game.metric':<22} {'better':<7} {'baseline':>9} {'new':>9} {'change':>8}  {'interval*':<19} {'games':>5}  verdict"
     tr.write_line(header)
     for name, g in sorted(gate["games"].items()):
         for metric, v in g["metrics"].items():
@@ -537,6 +537,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             tr.write_line(line, red=v["verdict"] == REGRESSED, bold=v["verdict"] == REGRESSED)
         tr.write_line(f"  {name}: {g['verdict'].upper()} after {g['games_used']} of {g['cases_available']} games "
                       f"({g['looks_done']} of {g['looks_planned']} looks)")
+    tr.write_line("  * two-sided interval of the change at the level of the metric's last test (1 - 2 x its share of alpha)")
     for name in gate["not_gated"]:
         tr.write_line(f"  {name}: not gated (not in the baseline, or no metric has a direction)")
     regressed = [f"{n}.{m}" for n, g in gate["games"].items() for m, v in g["metrics"].items() if v["verdict"] == REGRESSED]
