@@ -5,6 +5,8 @@
   firmly, with the same kind of detail (a consistent liar gives no tell by design).
 - random interrogator: asks stock questions, stops early with probability 0.25 per turn, and
   gives a coin-flip verdict (expected win rate 0.5); its probes are random levels.
+- evasive interrogator (the weak one, for validity checks): asks every question and then never
+  commits to a verdict, so every game ends "no_verdict" (expected win rate 0).
 No stronger scripted interrogator exists: with a consistent user nothing in the dialogue
 separates true from false statements.
 """
@@ -51,6 +53,16 @@ def random_interrogator(ctx: TurnContext, rng: random.Random) -> str:
     return QUESTIONS[asked % len(QUESTIONS)]
 
 
+def evasive_interrogator(ctx: TurnContext, rng: random.Random) -> str:
+    if ctx.turn.action == RETRO:
+        return rng.choice(LEVEL_NAMES)
+    if ctx.turn.action == "verdict":
+        return "I would rather not say."  # unreadable verdict: re-prompted, then no_verdict
+    asked = sum(1 for e in ctx.events if e.kind == SPEECH and e.speaker == INTERROGATOR)
+    return QUESTIONS[asked % len(QUESTIONS)]
+
+
 POLICIES = {
     "random": {"interrogator": random_interrogator, "user": data_user},
+    "evasive": {"interrogator": evasive_interrogator, "user": data_user},
 }
