@@ -21,6 +21,7 @@ COMMANDS = {
     "play": (lambda argv: __import__("pytest_gameeval.human", fromlist=["main"]).main(argv), "play akinator|taboo|bluffing yourself as the user seat against --model; the session is saved as a game record"),
     "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "run every model pairing of spyfall/tofukingdom through inspect (resumable); matrices, points, Bradley-Terry ratings as JSON and PNG"),
     "age-topics": (lambda argv: __import__("pytest_gameeval.age_experiments", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list; JSON table and heatmap PNG"),
+    "validity": (lambda argv: __import__("pytest_gameeval.validity", fromlist=["main"]).main(argv), "strong vs weak scripted players per game: sequential Fisher/Welch tests, games needed, as JSON"),
     "bias-report": (lambda argv: __import__("pytest_gameeval.metrics.spygame", fromlist=["main"]).main(argv), "vote bias by name, speaking and option position with chi-square tests, from SpyGame probe-mode logs or records"),
 }
 
