@@ -109,10 +109,10 @@ def compare_arms(kind: str, strong: list[float], weak: list[float]) -> float:
     w = [v for v in weak if not math.isnan(v)]
     if len(s) < 2 or len(w) < 2:
         return 1.0
-    p = scipy_stats.ttest_ind(s, w, equal_var=False).pvalue
-    if math.isnan(p):  # both arms constant: separated exactly when their values differ
+    if len(set(s)) == 1 and len(set(w)) == 1:  # both arms constant: t is undefined; separated iff they differ
         return 0.0 if s[0] != w[0] else 1.0
-    return float(p)
+    p = scipy_stats.ttest_ind(s, w, equal_var=False).pvalue
+    return 1.0 if math.isnan(p) else float(p)
 
 
 def summary(kind: str, values: list[float]) -> dict[str, Any]:
