@@ -199,7 +199,7 @@ def _prepare(state: GameEvalState) -> None:
         raise GameEvalError(f"--gameeval-games: unknown game(s) {', '.join(unknown)}; known games: {', '.join(sorted(GAMES))}")
     specs = selected_specs(settings)
     settings.check_overrides(specs)
-    used_roles = {r for s in specs for r in s.model_roles.values()} | {EVALUATED}
+    used_roles = set().union(*(s.bindable_roles() for s in specs))
     for role in settings.roles:
         if role not in used_roles:
             raise GameEvalError(f"--gameeval-role {role}: no selected game has this model role; roles: {', '.join(sorted(used_roles))}")

@@ -31,6 +31,7 @@ from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.play import play_case
 from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer
+from pytest_gameeval.roles import lookup_role
 from pytest_gameeval.pytest_settings import NODE_PREFIX, Settings
 from pytest_gameeval.report import SAMPLING_OPTIONS, metric_values
 
@@ -182,8 +183,12 @@ class ModelPool:
         settings = self.settings
         overrides = overrides or {}
 
+        # a list role (`players=A,B,C`) binds its seats in order: "players[0]", "players[1]", ...
+        bindings = {name: (model.split(",") if "," in model else model) for name, model in settings.roles.items()}
+        bindings.update(overrides)
+
         def bind(seat: Seat, role: str) -> Player:
-            choice = overrides.get(role, settings.roles.get(role))
+            choice = overrides.get(role) if role == EVALUATED else lookup_role(role, bindings)
             if choice is not None and not isinstance(choice, str):
                 return choice  # a Player object given by a user's test
             if choice is None:

@@ -15,6 +15,7 @@ from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import game_rng
 from pytest_gameeval.engine.views import PROMPT_STYLES
+from pytest_gameeval.roles import role_names
 
 EVALUATED = "evaluated"  # the model role of the model under evaluation
 
@@ -112,6 +113,10 @@ class GameSpec:
     def seat_model_roles(self, game: Game) -> dict[str, str]:
         """Seat name -> model role ("evaluated", "answerer", ...)."""
         return {name: self.model_roles.get(seat.role, EVALUATED) for name, seat in game.seats.items()}
+
+    def bindable_roles(self) -> set[str]:
+        """Every model role name a user may bind for this game (for checking typos)."""
+        return {name for role in self.model_roles.values() for name in role_names(role)} - {EVALUATED}
 
     def case_key(self, row: Row, options: dict[str, Any]) -> str:
         """A readable id of a case without its trial, e.g. "hard-apple"."""

@@ -15,25 +15,14 @@ from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.play import play_case
 from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer
+from pytest_gameeval.roles import lookup_role
 
 RECORD_KEY = "gameeval_record"
 
 
 def bound_model(role: str) -> Model | None:
-    """The model bound to `role`, or None. Beyond a plain role name, "name[i]" is the i-th model
-    of a list role (`--model-role players=a,b,c`) and "a|b" is the first bound alternative."""
-    roles = model_roles()
-    for alternative in role.split("|"):
-        name, _, index = alternative.partition("[")
-        if not index:
-            if alternative in roles:
-                return get_model(role=alternative)
-            continue
-        bound, i = roles.get(name), int(index.rstrip("]"))
-        models = bound if isinstance(bound, list) else [] if bound is None else [bound]
-        if i < len(models):
-            return models[i]
-    return None
+    """The model bound to a role expression with --model-role (see roles.lookup_role)."""
+    return lookup_role(role, model_roles())
 
 
 def resolve_role(role: str, evaluated: Model, notes: list[str]) -> Model:

@@ -103,6 +103,9 @@ class AgeSpec(GameSpec):
         self.check_options(options)
         return AgeGame(row.data, rng, options)
 
+    def bindable_roles(self) -> set[str]:
+        return {"players"} | {f"seat{k}" for k in range(2, MAX_PLAYERS + 1)}
+
     def seat_model_roles(self, game: Game) -> dict[str, str]:
         return {name: seat_role(seat.private["slot"]) for name, seat in game.seats.items()}
 

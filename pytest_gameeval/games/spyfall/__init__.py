@@ -88,6 +88,9 @@ class SpyFallSpec(GameSpec):
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> SpyFallGame:
         return new_game(row.data, rng, options)
 
+    def bindable_roles(self) -> set[str]:
+        return {SPY, VILLAGER}  # the side not evaluated (-T evaluated=spy|villager)
+
     def seat_model_roles(self, game: Game) -> dict[str, str]:
         evaluated = game.options["evaluated"]
         other = VILLAGER if evaluated == SPY else SPY
