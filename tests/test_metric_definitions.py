@@ -42,6 +42,10 @@ def test_askguess_rates_and_rounds_by_hand():
     assert rounds["ci"] == pytest.approx([-2.572411, 10.572411], abs=1e-5)
     assert s["missed_guesses_per_game"]["value"] == pytest.approx(3 / 5)
     assert s["per_word"]["apple"] == {"ST": 2, "n": 2} and s["per_word"]["bear"] == {"RLE": 1, "EE": 1, "n": 2}
+    # clustered by word: apple 2/2, bear 0/2, cloud 1/1 -> the same pooled 3/5, resampled by word
+    clustered = s["st_clustered_by_word"]
+    assert clustered["value"] == 0.6 and clustered["clusters"] == 3 and clustered["method"] == "cluster_bootstrap"
+    assert clustered["ci"][0] <= 0.6 <= clustered["ci"][1]
     scored = askguess.score(records[2])
     assert scored["RLE"] == 1.0 and math.isnan(scored["rounds_st"]) and scored["rounds"] == 30.0
 
@@ -101,7 +105,7 @@ def test_spygpt_means_by_hand():
 
 # -- item 2: every metric of every summary carries an interval ---------------------------------------
 COUNT_KEYS = {"games", "n", "pairs", "points", "answers", "violations", "games_probed", "tom_unanswered",
-              "self_judged_games", "spy", "villager", "k"}
+              "self_judged_games", "spy", "villager", "k", "clusters"}
 
 
 def metric_leaves(x, path=""):
@@ -126,6 +130,22 @@ def test_every_summary_metric_has_an_interval(game):
     assert any(isinstance(v, dict) for _, v in leaves)
     for path, v in leaves:
         if isinstance(v, dict):
-            assert "ci" in v and len(v["ci"]) == 2 and v.get("method") in ("wilson", "t"), path
+            assert "ci" in v and len(v["ci"]) == 2 and v.get("method") in ("wilson", "t", "cluster_bootstrap"), path
         else:  # a bare number is allowed only as a count
             assert path.rsplit(".", 1)[-1] in COUNT_KEYS or "per_word" in path, path
+
+
+# -- the cluster bootstrap used where games share a word ------------------------------------------------
+def test_cluster_bootstrap_widens_when_words_decide_the_outcome():
+    from pytest_gameeval.metrics.cluster import clustered_mean
+    from pytest_gameeval.metrics.stats import rate
+
+    clusters = [i // 5 for i in range(50)]  # 10 words, 5 games each
+    by_word = clustered_mean([1.0] * 25 + [0.0] * 25, clusters)  # each word always won or always lost
+    mixed = clustered_mean([float(i % 2) for i in range(50)], clusters)  # every word half won
+    wilson = rate(25, 50)["ci"]
+    assert by_word["value"] == mixed["value"] == 0.5 and by_word["clusters"] == 10
+    assert by_word["ci"][1] - by_word["ci"][0] > wilson[1] - wilson[0] > mixed["ci"][1] - mixed["ci"][0]
+    assert clustered_mean([1.0] * 25 + [0.0] * 25, clusters) == by_word  # seeded: reports repeat
+    assert clustered_mean([1.0, 0.0], ["w", "w"])["ci"] == [None, None]  # one word: no interval
+    assert clustered_mean([1.0, 1.0], ["a", "b"])["ci"] == [1.0, 1.0]
