@@ -1,0 +1,96 @@
+"""The benchmark scripts' own logic (no timing assertions): token summaries, price tables, the
+gate simulation's driver and the engine benchmark's policy/engine split."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.pytest_settings import GateConfig
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def record(game: str, seats: list[tuple[str, str, str]], usage: dict[str, tuple[int, int, int]]) -> dict:
+    return {
+        "game": game,
+        "seats": [{"name": n, "role": r, "model": m} for n, r, m in seats],
+        "usage": {s: {"input_tokens": i, "output_tokens": o, "calls": c} for s, (i, o, c) in usage.items()},
+    }
+
+
+def test_tokens_per_seat_role_and_cost():
+    tokens = load("tokens")
+    records = [
+        record("g", [("A", "asker", "m1"), ("B", "teller", "m2")], {"A": (100, 10, 2), "B": (300, 30, 2)}),
+        record("g", [("A", "asker", "m1"), ("B", "teller", "m2")], {"A": (200, 20, 4), "B": (100, 10, 2)}),
+    ]
+    prices = {"m1": {"input_per_million": 1.0, "output_per_million": 10.0}, "*": {"input_per_million": 0, "output_per_million": 0}}
+    out = tokens.summarize(records, prices)
+    asker = out["g"]["seats"]["asker"]
+    assert out["g"]["games"] == 2
+    assert asker["prompt_tokens"]["mean"] == 150.0 and asker["calls"]["mean"] == 3.0
+    low, high = asker["prompt_tokens"]["ci95"]
+    assert low < 150 < high
+    # (100*1 + 10*10)/1e6 and (200*1 + 20*10)/1e6 -> mean 3e-4
+    assert asker["usd_per_seat_per_game"]["mean"] == pytest.approx(3e-4)
+    assert out["g"]["seats"]["teller"]["usd_per_seat_per_game"]["mean"] == 0
+
+
+def test_tokens_missing_price_is_said_not_guessed():
+    tokens = load("tokens")
+    rec = record("g", [("A", "asker", "m1")], {"A": (1, 1, 1)})
+    out = tokens.summarize([rec], {"other": {"input_per_million": 1, "output_per_million": 1}})
+    assert isinstance(out["g"]["seats"]["asker"]["usd_per_seat_per_game"], str)
+
+
+@pytest.mark.parametrize("bad", ["[1, 2]", "{not json", '{"m": {"input_per_million": -1, "output_per_million": 1}}'])
+def test_bad_price_table_is_one_clear_error(bad):
+    with pytest.raises(GameEvalError, match="--prices"):
+        load("tokens").load_prices(bad)
+
+
+def test_gate_driver_stops_early_on_a_large_regression_and_not_on_equal_runs():
+    gate = load("gate_savings")
+    config = GateConfig(alpha=0.05, beta=0.1, tolerance=0.1, looks=4)
+    rng = random.Random(1)
+    base = [float(rng.random() < 0.8) for _ in range(200)]
+    worse = [float(rng.random() < 0.1) for _ in range(200)]
+    failed, used = gate.run_gate(base, worse, config, 0.1)
+    assert failed and used == 50  # decided at the first look
+    failed, used = gate.run_gate(base, list(base), config, 0.1)
+    assert not failed and used <= 200
+
+
+def test_gate_scenario_reports_both_procedures():
+    gate = load("gate_savings")
+    args = argparse.Namespace(reps=3, baseline_games=40, games=40, p0=0.5, alpha=0.05, beta=0.1,
+                              tolerance=0.1, looks=4)
+    out = gate.scenario(0.5, args, random.Random(0))
+    assert out["is_regression_beyond_tolerance"]
+    assert out["fixed_n"]["games"] == 40
+    assert 0 <= out["sequential"]["fail_rate"] <= 1
+    assert out["sequential"]["mean_games"] <= 40
+
+
+def test_engine_benchmark_splits_policy_time_from_engine_time():
+    engine = load("engine_overhead")
+    out = engine.measure("askguess", 2)
+    assert out["games"] == 2 and out["turns"] > 0
+    assert out["policy_cpu_ms_per_turn"] >= 0
+    assert out["total_cpu_ms_per_turn"] == pytest.approx(
+        out["engine_cpu_ms_per_turn"] + out["policy_cpu_ms_per_turn"], abs=2e-4)
