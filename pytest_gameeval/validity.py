@@ -20,12 +20,14 @@ import asyncio
 import json
 import math
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 from scipy import stats as scipy_stats
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics.stats import mean, rate
 from pytest_gameeval.play import play_case, scripted_binder
@@ -111,7 +113,9 @@ def compare_arms(kind: str, strong: list[float], weak: list[float]) -> float:
         return 1.0
     if len(set(s)) == 1 and len(set(w)) == 1:  # both arms constant: t is undefined; separated iff they differ
         return 0.0 if s[0] != w[0] else 1.0
-    p = scipy_stats.ttest_ind(s, w, equal_var=False).pvalue
+    with warnings.catch_warnings():  # one constant arm is fine for Welch; scipy warns about it anyway
+        warnings.filterwarnings("ignore", "Precision loss occurred", RuntimeWarning)
+        p = scipy_stats.ttest_ind(s, w, equal_var=False).pvalue
     return 1.0 if math.isnan(p) else float(p)
 
 
@@ -124,7 +128,10 @@ def summary(kind: str, values: list[float]) -> dict[str, Any]:
 async def _play_arm(spec, rows, options, strengths, index: int, seed: int):
     row = rows[index % len(rows)]
     epoch = index // len(rows)
-    return await play_case(spec, row, epoch, options, scripted_binder(spec, strengths, seed))
+    # a fresh policy seed per game (one shared seed would make a random policy repeat the same
+    # moves in every game); both arms get the same one, so they differ only by strength
+    policy_seed = derive_seed("validity", spec.name, index, seed)
+    return await play_case(spec, row, epoch, options, scripted_binder(spec, strengths, policy_seed))
 
 
 def run_contrast(contrast: Contrast, *, max_games: int = MAX_GAMES, look_every: int = LOOK_EVERY,
