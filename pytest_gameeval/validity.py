@@ -29,6 +29,7 @@ from scipy import stats as scipy_stats
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.metrics.cluster import clustered_mean
 from pytest_gameeval.metrics.stats import mean, rate
 from pytest_gameeval.play import play_case, scripted_binder
 
@@ -119,6 +120,11 @@ def compare_arms(kind: str, strong: list[float], weak: list[float]) -> float:
     return 1.0 if math.isnan(p) else float(p)
 
 
+def _finite_pairs(values: list[float], cases: list[str]) -> tuple[list[float], list[str]]:
+    kept = [(v, c) for v, c in zip(values, cases) if not math.isnan(v)]
+    return [v for v, _ in kept], [c for _, c in kept]
+
+
 def summary(kind: str, values: list[float]) -> dict[str, Any]:
     if kind == "binary":
         return rate(int(sum(values)), len(values))
@@ -148,11 +154,13 @@ def run_contrast(contrast: Contrast, *, max_games: int = MAX_GAMES, look_every: 
     threshold = alpha / planned_looks
     strong: list[float] = []
     weak: list[float] = []
+    cases: list[str] = []  # the row of each game index (the same in both arms)
     looks: list[dict[str, Any]] = []
     p = 1.0
     for look in range(1, planned_looks + 1):
         # both arms play the same cases with the same seeds
         for i in range(len(strong), look * look_every):
+            cases.append(rows[i % len(rows)].id)
             strong.append(_value(spec, asyncio.run(_play_arm(spec, rows, options, contrast.strong, i, seed)), contrast.metric))
             weak.append(_value(spec, asyncio.run(_play_arm(spec, rows, options, contrast.weak, i, seed)), contrast.metric))
         p = compare_arms(contrast.kind, strong, weak)
@@ -169,6 +177,9 @@ def run_contrast(contrast: Contrast, *, max_games: int = MAX_GAMES, look_every: 
         "note": contrast.note,
         "strong_summary": summary(contrast.kind, strong),
         "weak_summary": summary(contrast.kind, weak),
+        # the same, resampling rows (words/pairs) rather than games, as rows repeat past one epoch
+        "strong_clustered_by_row": clustered_mean(*_finite_pairs(strong, cases), seed=seed),
+        "weak_clustered_by_row": clustered_mean(*_finite_pairs(weak, cases), seed=seed),
         "games_needed": 2 * len(strong),
         "p_nominal": p,
         "threshold_per_look": threshold,

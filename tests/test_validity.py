@@ -42,6 +42,8 @@ def test_bounded_run_separates_two_games_and_stops_early():
 def test_continuous_contrast_uses_welch():
     r = run_contrast(CONTRASTS["spygpt"], max_games=20, look_every=10)
     assert r["test"] == "welch_t" and r["separated"] and r["strong_summary"]["method"] == "t"
+    clustered = r["strong_clustered_by_row"]
+    assert clustered["method"] == "cluster_bootstrap" and clustered["value"] == pytest.approx(r["strong_summary"]["value"])
 
 
 def test_no_separation_runs_the_whole_budget():
