@@ -67,15 +67,20 @@ def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None
 
 def _write_atomic(path: str | Path, dump: Any) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:  # an unwritable report path is bad input: one line, not a traceback
+        raise GameEvalError(f"{path}: cannot write report ({e.strerror or e})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             dump(f)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual mode
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise GameEvalError(f"{path}: cannot write report ({e.strerror or e})") from None
         raise
 
 
