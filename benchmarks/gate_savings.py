@@ -8,7 +8,8 @@ differences delta (none, small, large). Both procedures use pytest_gameeval.gate
 
 - sequential: `GameGate` with K looks (the plugin's default 4), alpha and beta spent over looks,
   stopping as soon as the metric is decided;
-- fixed-n: the same `GameGate` with one look, i.e. the same test at the same alpha on all N games.
+- fixed-n: the same `GameGate` with one look, i.e. the same test at the same alpha on all N games
+  (and, to find the fixed n that matches the sequential gate's error rates, on fewer games).
 
 So the two differ only in stopping early. Reported per scenario: mean and quantiles of games
 played, the fraction of runs that failed the gate (the false-alarm rate where delta <= tolerance,
@@ -45,6 +46,7 @@ def scenario(delta: float, args: argparse.Namespace, rng: random.Random) -> dict
     fixed = GateConfig(alpha=args.alpha, beta=args.beta, tolerance=args.tolerance, looks=1)
     p_new = args.p0 - delta
     seq_fail, seq_games, fix_fail = [], [], []
+    smaller = {n: [] for n in args.fixed_sizes if n < args.games}  # fixed-n tests on fewer games
     for _ in range(args.reps):
         # one draw of both runs, judged by both procedures: a paired comparison
         base = [float(rng.random() < args.p0) for _ in range(args.baseline_games)]
@@ -53,6 +55,8 @@ def scenario(delta: float, args: argparse.Namespace, rng: random.Random) -> dict
         seq_fail.append(failed)
         seq_games.append(used)
         fix_fail.append(run_gate(base, new, fixed, args.tolerance)[0])
+        for n, fails in smaller.items():
+            fails.append(run_gate(base, new[:n], fixed, args.tolerance)[0])
     quartiles = statistics.quantiles(seq_games, n=4) if len(seq_games) > 1 else [seq_games[0]] * 3
     regression = delta > args.tolerance
     return {
@@ -67,6 +71,8 @@ def scenario(delta: float, args: argparse.Namespace, rng: random.Random) -> dict
             "fail_rate": round(sum(seq_fail) / args.reps, 3),
         },
         "fixed_n": {"games": args.games, "fail_rate": round(sum(fix_fail) / args.reps, 3)},
+        # the fixed-n test on fewer games: how many it would need to match the sequential gate's rates
+        "fixed_n_smaller": [{"games": n, "fail_rate": round(sum(f) / args.reps, 3)} for n, f in smaller.items()],
         "games_saved_fraction": round(1 - statistics.fmean(seq_games) / args.games, 3),
         "reading": "fail_rate is the power" if regression else "fail_rate is the false-alarm rate (bound: alpha)",
     }
@@ -80,6 +86,8 @@ def main() -> None:
     parser.add_argument("--p0", type=float, default=0.5, help="baseline success rate")
     parser.add_argument("--drops", type=float, nargs="+", default=[0.0, 0.05, 0.15, 0.3],
                         help="planted drops of the rate: none, within tolerance, small regression, large regression")
+    parser.add_argument("--fixed-sizes", type=int, nargs="*", default=[50, 100, 150],
+                        help="also run the fixed-n test on only this many new games")
     parser.add_argument("--alpha", type=float, default=GateConfig.alpha)
     parser.add_argument("--beta", type=float, default=GateConfig.beta)
     parser.add_argument("--tolerance", type=float, default=GateConfig.tolerance)

@@ -2,11 +2,13 @@
 
     python benchmarks/tokens.py [--games 4] [--only GAME ...] [--prices PRICES.json]
     python benchmarks/tokens.py --logs LOG.eval [LOG.eval ...] [--prices PRICES.json]
+    python benchmarks/tokens.py --records RECORDS.jsonl [...] [--prices PRICES.json]
 
 Without --logs, each game's task is run through inspect with `gameeval/scripted` (scripted
 replies; token counts are whitespace-word counts of prompt and reply, so they approximate real
 tokens, usually from below). With --logs, the game records inside existing inspect logs are read
-instead (any model; real token counts when the provider reports them, e.g. `gameeval/local`).
+instead (any model; real token counts when the provider reports them, e.g. `gameeval/local`);
+--records reads game records from JSON-lines files (the pytest plugin's `.records.jsonl`).
 
 Per game and per seat role: calls, prompt (input) tokens and completion (output) tokens per seat
 per game, mean with a 95% t interval (metrics.stats). Prompt tokens count the whole history each
@@ -28,6 +30,8 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+
+import jsonlines
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -101,7 +105,9 @@ def records_from_scripted_runs(games: list[str], limit: int) -> list[dict]:
 
 def _interval(values: list[float]) -> dict:
     m = mean_ci(values)
-    return {"mean": _round(m["value"], 1), "ci95": [_round(x, 1) for x in m["ci"]]}
+    # counts cannot be negative: a t interval on few, skewed games can dip below 0, so clip it there
+    ci = [None if x is None else max(0.0, x) for x in m["ci"]]
+    return {"mean": _round(m["value"], 1), "ci95": [_round(x, 1) for x in ci]}
 
 
 def _round(x: float | None, digits: int) -> float | None:
@@ -150,6 +156,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=4, help="games per game type (scripted runs)")
     parser.add_argument("--only", nargs="*", default=None, help="games to run (scripted runs)")
     parser.add_argument("--logs", nargs="*", default=None, help="read records from these inspect logs instead")
+    parser.add_argument("--records", nargs="*", default=None, help="read records from these JSON-lines files instead")
     parser.add_argument("--prices", default=None, help="price table: JSON file or inline JSON")
     args = parser.parse_args()
     try:
@@ -165,6 +172,15 @@ def main() -> None:
             source, records = "inspect logs", records_from_logs(args.logs, runs)
         except GameEvalError as e:
             raise SystemExit(f"error: {e}") from None
+    elif args.records:
+        source, records = "record files", []
+        for path in args.records:
+            try:
+                with jsonlines.open(path) as reader:
+                    records += list(reader)
+            except (OSError, jsonlines.Error) as e:
+                raise SystemExit(f"error: {path}: not a JSON-lines record file ({e})") from None
+        runs = [{"records": p} for p in args.records]
     else:
         source = "gameeval/scripted (random policies), token counts are word counts"
         records = records_from_scripted_runs(args.only or list(GAMES), args.games)

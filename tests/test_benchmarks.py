@@ -78,11 +78,11 @@ def test_gate_driver_stops_early_on_a_large_regression_and_not_on_equal_runs():
 
 def test_gate_scenario_reports_both_procedures():
     gate = load("gate_savings")
-    args = argparse.Namespace(reps=3, baseline_games=40, games=40, p0=0.5, alpha=0.05, beta=0.1,
+    args = argparse.Namespace(reps=3, baseline_games=40, games=40, p0=0.5, alpha=0.05, beta=0.1, fixed_sizes=[20],
                               tolerance=0.1, looks=4)
     out = gate.scenario(0.5, args, random.Random(0))
     assert out["is_regression_beyond_tolerance"]
-    assert out["fixed_n"]["games"] == 40
+    assert out["fixed_n"]["games"] == 40 and out["fixed_n_smaller"][0]["games"] == 20
     assert 0 <= out["sequential"]["fail_rate"] <= 1
     assert out["sequential"]["mean_games"] <= 40
 
