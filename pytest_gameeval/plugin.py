@@ -54,6 +54,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-shard-size", "gameeval_shard_size", "string", "0", "cases played together by one process (0: the concurrency)"),
     ("--gameeval-cache", "gameeval_cache", "bool", False, "cache model calls with inspect's cache"),
     ("--gameeval-only", "gameeval_only", "bool", False, "run only the game cases: collect no test files (e.g. for a CI gate)"),
+    ("--gameeval-resume", "gameeval_resume", "bool", False, "reuse the games a killed run of the same cases finished (its journal beside the report)"),
     ("--gameeval-gate-alpha", "gameeval_gate_alpha", "string", "0.05", "gate: false-alarm rate per game"),
     ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of stopping early as 'not regressed'"),
     ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change smaller than this is not a regression"),
@@ -218,8 +219,29 @@ def _prepare(state: GameEvalState) -> None:
         reasons = incomparable(state.baseline, preview, games=in_both)
         if reasons:
             raise GameEvalError(f"baseline {baseline} does not match this run: " + "; ".join(reasons))
+    _open_journal(state)
     if not state.is_controller:
         state.runner.pool.check()
+
+
+def report_path_of(state: GameEvalState) -> Path:
+    path = Path(str(_value(state.config, "gameeval_report")))
+    return path if path.is_absolute() else state.config.rootpath / path
+
+
+def _open_journal(state: GameEvalState) -> None:
+    """Every process that plays journals its finished games; --gameeval-resume reuses them.
+    Without it the controller (or the single process) starts a fresh journal."""
+    from pytest_gameeval.journal import Journal, clear_journal, load_journal
+
+    report_path = report_path_of(state)
+    if _value(state.config, "gameeval_resume"):
+        if not state.is_controller:
+            state.runner.resumed = load_journal(report_path)
+    elif not state.is_worker:
+        clear_journal(report_path)
+    if not state.is_controller:
+        state.runner.journal = Journal(report_path)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -412,6 +434,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
     from pytest_gameeval import __version__
     from pytest_gameeval.engine.record import GameRecord
+    from pytest_gameeval.journal import clear_journal
     from pytest_gameeval.pytest_runner import directions_of, score_keys
     from pytest_gameeval.report import (
         SCHEMA, SCHEMA_VERSION, git_info, redact_args, redact_mapping, write_json_atomic, write_jsonl_atomic,
@@ -479,9 +502,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             "games": gates,
             "not_gated": sorted(g for g in games if g not in gates),
         }
-    report_path = Path(str(_value(state.config, "gameeval_report")))
-    if not report_path.is_absolute():
-        report_path = state.config.rootpath / report_path
+    report_path = report_path_of(state)
     report = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -502,6 +523,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     }
     write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
     write_json_atomic(report_path, report)
+    clear_journal(report_path)  # the report now holds every game
     state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
 
 

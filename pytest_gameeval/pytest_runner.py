@@ -248,6 +248,8 @@ class Runner:
         self.results: dict[str, CaseResult] = {}  # case name -> result
         self.gates: dict[str, GameGate] = {}
         self._loop: asyncio.Runner | None = None
+        self.journal: Any = None  # journal.Journal: finished games are appended as they end
+        self.resumed: dict[str, dict[str, Any]] = {}  # case name -> journal entry of a killed run
 
     def run(self, coro: Any) -> Any:
         if self._loop is None:
@@ -259,7 +261,16 @@ class Runner:
             self._loop.close()
             self._loop = None
 
+    def _resumed(self, case: Case) -> CaseResult | None:
+        entry = self.resumed.get(case.name)
+        if entry is None or entry["options"] != json.loads(json.dumps(case.options)):
+            return None
+        return CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],
+                          reason="resumed: finished by an earlier, interrupted run (journal)")
+
     async def _play_one(self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None) -> CaseResult:
+        if not overrides and (resumed := self._resumed(case)) is not None:
+            return resumed
         async with sem:
             notes: list[str] = []
             start = time.perf_counter()
@@ -269,6 +280,8 @@ class Runner:
                 scores = spec.score(record)
             except Exception:  # a harness or rules bug: the case fails with the traceback
                 return CaseResult(case, "error", error=traceback.format_exc(), seconds=time.perf_counter() - start)
+            if self.journal is not None and not overrides:
+                self.journal.append(case.name, case.options, record.to_dict(), scores)
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)
 
     async def _play_many(self, cases: list[Case]) -> list[CaseResult]:

@@ -3,8 +3,9 @@
 
 - inspect: `inspect eval` killed mid-way; `inspect eval-retry LOG` reuses the samples already in
   the log and plays only the missing ones; the retried log holds every sample exactly once.
-- pytest plugin: it has no case-level resume. A killed run leaves no report and no partial file
-  (reports are written atomically at session end). With `--gameeval-cache`, re-running the same
+- pytest plugin: a killed run leaves no report (written atomically at session end), only its journal
+  of finished games; `--gameeval-resume` replays none of those (tests/test_resume_plugin.py). Also,
+  with `--gameeval-cache`, re-running the same
   command replays the calls already made from inspect's cache and makes only the missing ones; the
   report counts every case once.
 """
@@ -95,7 +96,8 @@ def kill_and_rerun_plugin(workdir: Path, limit: int = 8, kill_after: float = 10.
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    left = sorted(str(p.relative_to(workdir)) for p in workdir.rglob("*") if p.is_file() and cache not in p.parents)
+    left = sorted(str(p.relative_to(workdir)) for p in workdir.rglob("*")
+                  if p.is_file() and cache not in p.parents and ".journal-" not in p.name)  # the journal is by design
     cached = {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
     rerun = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=600)
     report = json.loads((workdir / "out" / "report.json").read_text())
