@@ -13,6 +13,7 @@ report atomically and applies the gate.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -235,6 +236,12 @@ def _open_journal(state: GameEvalState) -> None:
     from pytest_gameeval.journal import Journal, clear_journal, load_journal
 
     report_path = report_path_of(state)
+    try:  # an unwritable report path is bad input: say so before any game is played
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(report_path.parent, os.W_OK) or report_path.is_dir():
+            raise PermissionError("not writable")
+    except OSError as e:
+        raise GameEvalError(f"--gameeval-report {report_path}: unwritable (OS error: {e.strerror or e})") from None
     if _value(state.config, "gameeval_resume"):
         if not state.is_controller:
             state.runner.resumed = load_journal(report_path)
