@@ -139,13 +139,22 @@ def _default_threads() -> int:
 def _import_xllamacpp() -> Any:
     """Import xllamacpp with OpenMP threads that sleep instead of spinning when idle.
 
-    The wheel's ggml uses OpenMP; libgomp's default busy-wait collapses throughput as soon as
-    anything else competes for the cores (measured here with a few other processes running: 8
-    sequential requests took 360 s with the default policy against 29 s with PASSIVE). libgomp
-    reads OMP_WAIT_POLICY once, when xllamacpp's library is loaded, so it is set before the first
-    import unless the user chose a policy. If xllamacpp was imported earlier, this has no effect.
+    The wheel's ggml uses OpenMP, and a token step is many short parallel ops separated by
+    barriers. libgomp's default spin-wait is fastest on an idle machine but collapses as soon as
+    anything else wants the cores (other pytest-xdist workers, other evals, CI neighbours).
+    Measured on 2 cores, 8 requests of 32 tokens:
+
+    - idle machine: spinning (ACTIVE or GOMP_SPINCOUNT=100000) ~140-155 tokens/s for one request,
+      8 concurrent in ~1.8 s; PASSIVE ~85 tokens/s, 8 concurrent in ~3.4 s;
+    - with two CPU-bound processes running: 8 concurrent in 9-14 s with PASSIVE, 21 s with
+      GOMP_SPINCOUNT=10000, 57 s with 100000, over 200 s with ACTIVE.
+
+    So PASSIVE is the default: about 2x slower alone, an order of magnitude faster when shared.
+    Set OMP_WAIT_POLICY (or GOMP_SPINCOUNT) yourself to choose otherwise, e.g.
+    ``OMP_WAIT_POLICY=ACTIVE`` on a dedicated machine. libgomp reads these once, when xllamacpp's
+    library is loaded, so this only works before the first import of xllamacpp in the process.
     """
-    if "xllamacpp" not in sys.modules:
+    if "xllamacpp" not in sys.modules and "GOMP_SPINCOUNT" not in os.environ:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import xllamacpp  # noqa: PLC0415 - heavy native import, only when a model is needed

@@ -83,6 +83,8 @@ def test_generate_returns_text_and_usage_without_tiktoken(stop_servers, monkeypa
     assert model.api.max_tokens() == DEFAULT_MAX_TOKENS
     server = model.api.server
     assert server.host == "127.0.0.1" and _port_open(server.host, server.port)
+    # OpenMP idle threads sleep unless the user chose a policy (see local_server._import_xllamacpp)
+    assert os.environ.get("OMP_WAIT_POLICY") or os.environ.get("GOMP_SPINCOUNT")
 
     output = _run(model.generate(PROMPT))
 

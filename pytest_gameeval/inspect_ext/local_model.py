@@ -25,6 +25,11 @@ that server, so the embedded model and any OpenAI-compatible server share one co
 (concurrent requests are batched by llama.cpp's continuous batching). Token usage comes from the
 server's ``usage`` field; nothing touches tiktoken or the network.
 
+Speed: xllamacpp's OpenMP threads are made to sleep when idle (``OMP_WAIT_POLICY=PASSIVE``, unless
+you set it or ``GOMP_SPINCOUNT``): about 2x slower on an idle machine, an order of magnitude faster
+when other processes compete for the cores; see `pytest_gameeval.local_server`. On a dedicated
+machine, run with ``OMP_WAIT_POLICY=ACTIVE``.
+
 Generation defaults: ``temperature=0`` unless the config sets one, ``seed`` from the model args
 unless the config sets one, ``max_tokens=256`` unless the config sets one.
 
