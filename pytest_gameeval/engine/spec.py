@@ -58,6 +58,17 @@ def _coerce(name: str, value: Any, opt: Option) -> Any:
     return value
 
 
+def only_rows(rows: list[Row], wanted: list[str] | None, game: str, what: str) -> list[Row]:
+    """The rows whose ids are `wanted` (all rows if none is); an unknown id is one clear error."""
+    if not wanted:
+        return rows
+    wanted = [w.strip() for w in wanted]
+    unknown = sorted(set(wanted) - {r.id for r in rows})
+    if unknown:
+        raise GameEvalError(f"{game}: unknown {what}(s) {', '.join(unknown)}")
+    return [r for r in rows if r.id in wanted]
+
+
 COMMON_OPTIONS = {
     "seed": Option(0, "base seed; each game's seed derives from (game, row, epoch, seed)"),
     "style": Option("chat", "prompt style: role-based chat messages or one flat text prompt", PROMPT_STYLES),

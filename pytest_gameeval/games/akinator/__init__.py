@@ -9,7 +9,7 @@ from typing import Any
 from pytest_gameeval.engine.data import datasets_dir, load_json, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import GameSpec, Option, Row
+from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
 from pytest_gameeval.games.akinator.rules import OUTCOMES, AkinatorGame
 from pytest_gameeval.games.akinator.scripted import POLICIES
 from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
@@ -51,13 +51,7 @@ class AkinatorSpec(GameSpec):
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
         rows = [Row(o["id"], o) for o in load_objects(datasets_dir())]
-        if options.get("objects"):
-            wanted = [w.strip() for w in options["objects"]]
-            unknown = sorted(set(wanted) - {r.id for r in rows})
-            if unknown:
-                raise GameEvalError(f"akinator: unknown object id(s) {', '.join(unknown)}")
-            rows = [r for r in rows if r.id in wanted]
-        return rows
+        return only_rows(rows, options["objects"], "akinator", "object id")
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AkinatorGame:
         if options["max_questions"] < 1:

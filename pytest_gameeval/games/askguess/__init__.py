@@ -8,7 +8,7 @@ from typing import Any
 from pytest_gameeval.engine.data import datasets_dir, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row, only_rows
 from pytest_gameeval.games.askguess.rules import OUTCOMES, AskGuessGame
 from pytest_gameeval.games.askguess.scripted import POLICIES
 from pytest_gameeval.metrics import askguess as metrics
@@ -32,13 +32,7 @@ class AskGuessSpec(GameSpec):
     def rows(self, options: dict[str, Any]) -> list[Row]:
         data = load_jsonl(datasets_dir() / "askguess" / "cifar100.jsonl", {"label": str, "aliases": list, "homograph": bool})
         rows = [Row(d["label"], d) for d in data]
-        if options.get("words"):
-            wanted = [w.strip().replace(" ", "_") for w in options["words"]]
-            unknown = sorted(set(wanted) - {r.id for r in rows})
-            if unknown:
-                raise GameEvalError(f"askguess: unknown word(s) {', '.join(unknown)}")
-            rows = [r for r in rows if r.id in wanted]
-        return rows
+        return only_rows(rows, [w.strip().replace(" ", "_") for w in options["words"] or []], "askguess", "word")
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AskGuessGame:
         if options["max_rounds"] < 1:

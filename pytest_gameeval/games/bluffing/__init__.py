@@ -9,7 +9,7 @@ from typing import Any
 from pytest_gameeval.engine.data import datasets_dir, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import GameSpec, Option, Row
+from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
 from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
 from pytest_gameeval.games.bluffing.rules import OUTCOMES, BluffingGame
 from pytest_gameeval.games.bluffing.scripted import POLICIES
@@ -46,13 +46,7 @@ class BluffingSpec(GameSpec):
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
         rows = [Row(s["id"], s) for s in load_statements(datasets_dir())]
-        if options.get("statements"):
-            wanted = [w.strip() for w in options["statements"]]
-            unknown = sorted(set(wanted) - {r.id for r in rows})
-            if unknown:
-                raise GameEvalError(f"bluffing: unknown statement id(s) {', '.join(unknown)}")
-            rows = [r for r in rows if r.id in wanted]
-        return rows
+        return only_rows(rows, options["statements"], "bluffing", "statement id")
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> BluffingGame:
         if options["max_questions"] < 1:

@@ -8,7 +8,7 @@ from typing import Any
 from pytest_gameeval.engine.data import datasets_dir, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import GameSpec, Option, Row
+from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
 from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
 from pytest_gameeval.games.taboo.rules import OUTCOMES, WINS, TabooGame
 from pytest_gameeval.games.taboo.scripted import POLICIES
@@ -45,13 +45,7 @@ class TabooSpec(GameSpec):
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
         rows = [Row(w["id"], w) for w in load_words(datasets_dir())]
-        if options.get("words"):
-            wanted = [w.strip() for w in options["words"]]
-            unknown = sorted(set(wanted) - {r.id for r in rows})
-            if unknown:
-                raise GameEvalError(f"taboo: unknown word id(s) {', '.join(unknown)}")
-            rows = [r for r in rows if r.id in wanted]
-        return rows
+        return only_rows(rows, options["words"], "taboo", "word id")
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> TabooGame:
         if options["max_rounds"] < 1:
