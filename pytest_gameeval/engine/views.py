@@ -52,7 +52,11 @@ def flat_prompt(system: str, events: list[Event], seat: str) -> list[Message]:
         if line is None:
             continue
         role, text = line
-        lines.append(f"[You ({seat})] {text}" if role == "assistant" else f"[{text.split(':', 1)[0]}]{text.split(':', 1)[1]}")
+        if role == "assistant":
+            lines.append(f"[You ({seat})] {text}")
+        else:
+            speaker, _, said = text.partition(":")  # "Player 2: ..." -> "[Player 2] ..."
+            lines.append(f"[{speaker}]{said}")
     lines.append(f"[You ({seat})]")
     return [{"role": "user", "content": "\n".join(lines)}]
 
