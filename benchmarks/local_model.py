@@ -6,7 +6,9 @@ Measures, on this machine:
 - server load time (xllamacpp.Server start, includes KV-cache allocation and warm-up);
 - prompt and completion tokens/second from llama.cpp's own per-request timings (one request alone);
 - wall time for 8 different requests sent one after another vs all at once (continuous batching),
-  both with the async openai client straight to the server and through inspect's ``gameeval/local``.
+  both with the async openai client straight to the server and through inspect's ``gameeval/local``;
+- wall time per Ask-Guess game (self-play, played concurrently through the engine with inspect's
+  ``gameeval/local``), games per minute and completion tokens per second over those games.
 """
 
 from __future__ import annotations
@@ -125,6 +127,31 @@ async def _inspect_runs(model_args: dict, max_tokens: int) -> dict:
     }
 
 
+async def _askguess_games(model_args: dict, n_games: int, max_rounds: int) -> dict:
+    """Ask-Guess self-play games at once, as `inspect eval` would run them (default max_tokens)."""
+    from inspect_ai.model import get_model
+
+    from pytest_gameeval.games.registry import get_spec
+    from pytest_gameeval.play import play_case
+    from pytest_gameeval.players.model import ModelPlayer
+
+    model = get_model("gameeval/local", memoize=False, **{k: v for k, v in model_args.items() if v is not None})
+    spec = get_spec("askguess")
+    options = spec.parse_options({"max_rounds": max_rounds})
+    rows = spec.rows(options)[:n_games]
+    start = time.perf_counter()
+    records = await asyncio.gather(*(play_case(spec, row, 0, options, lambda seat, role: ModelPlayer(model)) for row in rows))
+    wall = time.perf_counter() - start
+    completion = sum(u["output_tokens"] for r in records for u in r.usage.values())
+    calls = sum(u["calls"] for r in records for u in r.usage.values())
+    return {
+        "games": len(records), "max_rounds": max_rounds, "concurrent": True, "wall_s": round(wall, 2),
+        "wall_s_per_game": round(wall / len(records), 2), "games_per_minute": round(60 * len(records) / wall, 2),
+        "model_calls": calls, "completion_tokens": completion, "completion_tokens_per_s": round(completion / wall, 1),
+        "outcomes": {label: sum(r.label == label for r in records) for label in {r.label for r in records}},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-parallel", type=int, default=8)
@@ -132,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-threads", type=int, default=None)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--model-path", default=None)
+    parser.add_argument("--askguess-games", type=int, default=4, help="Ask-Guess games to time (0: skip)")
+    parser.add_argument("--askguess-rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
     from pytest_gameeval.local_server import LocalServerSpec, start_server, stop_all_servers, xllamacpp_module
@@ -154,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         model_args["n_threads"] = args.n_threads
     try:
         through_inspect = asyncio.run(_inspect_runs(model_args, args.max_tokens))
+        askguess = asyncio.run(_askguess_games(model_args, args.askguess_games, args.askguess_rounds)) if args.askguess_games else None
     finally:
         stop_all_servers()
 
@@ -181,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_s": round(load_s, 3),
         "openai_client_direct": direct,
         "inspect_gameeval_local": through_inspect,
+        "askguess_games": askguess,
     }
     print(json.dumps(result, indent=2))
     return 0
