@@ -8,7 +8,6 @@ One file per process (`<report>.journal-<worker>.jsonl`), so xdist workers never
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +20,9 @@ def journal_files(report_path: Path) -> list[Path]:
     return sorted(report_path.parent.glob(f"{report_path.stem}.journal-*.jsonl"))
 
 
-def this_process() -> str:
-    return os.environ.get("PYTEST_XDIST_WORKER", "main")
-
-
 class Journal:
-    def __init__(self, report_path: Path):
-        self.path = journal_path(report_path, this_process())
+    def __init__(self, report_path: Path, process: str):
+        self.path = journal_path(report_path, process)  # process: the xdist worker id, or "main"
 
     def append(self, case: str, options: dict[str, Any], record: dict[str, Any], scores: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

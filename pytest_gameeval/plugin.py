@@ -248,7 +248,8 @@ def _open_journal(state: GameEvalState) -> None:
     elif not state.is_worker:
         clear_journal(report_path)
     if not state.is_controller:
-        state.runner.journal = Journal(report_path)
+        worker = getattr(state.config, "workerinput", {}).get("workerid", "main")  # not the env: subprocesses inherit it
+        state.runner.journal = Journal(report_path, worker)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
