@@ -18,14 +18,16 @@ def datasets_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "datasets"
 
 
-def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]]) -> list[dict[str, Any]]:
-    """Rows of a JSON Lines file, each checked for the `required` keys and their types."""
+def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]], unique: str | None = None) -> list[dict[str, Any]]:
+    """Rows of a JSON Lines file, each checked for the `required` keys and their types, and, with
+    `unique`, that no two rows share that key's value."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise GameEvalError(f"{path}: cannot read data file ({e.strerror or e})") from None
     rows: list[dict[str, Any]] = []
+    seen: set[Any] = set()
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -40,6 +42,10 @@ def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]]) -
                 raise GameEvalError(f"{path}:{lineno}: missing key {key!r}")
             if not isinstance(row[key], typ):
                 raise GameEvalError(f"{path}:{lineno}: key {key!r} has the wrong type")
+        if unique is not None:
+            if row.get(unique) in seen:
+                raise GameEvalError(f"{path}:{lineno}: duplicate {unique} {row.get(unique)!r}")
+            seen.add(row.get(unique))
         rows.append(row)
     if not rows:
         raise GameEvalError(f"{path}: no rows")

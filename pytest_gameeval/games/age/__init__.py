@@ -37,12 +37,8 @@ def expand_lists(names: list[str]) -> list[str]:
 
 def load_list(name: str) -> list[dict[str, Any]]:
     path = datasets_dir() / "age" / f"{name}.jsonl"
-    rows = load_jsonl(path, ROW_SCHEMA)
-    seen: set[str] = set()
+    rows = load_jsonl(path, ROW_SCHEMA, unique="id")
     for i, row in enumerate(rows, start=1):
-        if row["id"] in seen:
-            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
-        seen.add(row["id"])
         if not row["word_a"].strip() or not row["word_b"].strip():
             raise GameEvalError(f"{path}: row {row['id']!r} has an empty word")
         for key in ("synonyms_a", "synonyms_b"):

@@ -23,12 +23,8 @@ def load_objects(root) -> list[dict[str, Any]]:
     if not isinstance(attributes, dict) or not attributes or not all(isinstance(v, str) for v in attributes.values()):
         raise GameEvalError(f"{attr_path}: expected a JSON object {{attribute: question text}}")
     path = root / "akinator" / "objects.jsonl"
-    objects = load_jsonl(path, {"id": str, "object": str, "aliases": list, "attributes": dict})
-    seen: set[str] = set()
+    objects = load_jsonl(path, {"id": str, "object": str, "aliases": list, "attributes": dict}, unique="id")
     for lineno, row in enumerate(objects, start=1):
-        if row["id"] in seen:
-            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
-        seen.add(row["id"])
         missing = sorted(set(attributes) - set(row["attributes"]))
         if missing or not all(isinstance(v, bool) for v in row["attributes"].values()):
             raise GameEvalError(f"{path}: object {row['id']!r} lacks boolean attribute(s) {', '.join(missing) or '(non-boolean value)'}")

@@ -18,12 +18,8 @@ from pytest_gameeval.metrics import arena
 
 def load_statements(root) -> list[dict[str, Any]]:
     path = root / "bluffing" / "statements.jsonl"
-    rows = load_jsonl(path, {"id": str, "statement": str, "label": bool, "topic": str, "persona": dict})
-    seen: set[str] = set()
+    rows = load_jsonl(path, {"id": str, "statement": str, "label": bool, "topic": str, "persona": dict}, unique="id")
     for row in rows:
-        if row["id"] in seen:
-            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
-        seen.add(row["id"])
         persona = row["persona"]
         if not isinstance(persona.get("name"), str) or not isinstance(persona.get("facts"), list):
             raise GameEvalError(f"{path}: statement {row['id']!r}: persona needs a name and a list of facts")

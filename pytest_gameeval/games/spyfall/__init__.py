@@ -20,14 +20,10 @@ ORIENTATIONS = ("fwd", "rev")
 
 def load_pairs() -> list[dict[str, Any]]:
     path = datasets_dir() / "spyfall" / "pairs.jsonl"
-    rows = load_jsonl(path, {"id": str, "spy": str, "villager": str})
-    seen: set[str] = set()
+    rows = load_jsonl(path, {"id": str, "spy": str, "villager": str}, unique="id")
     for r in rows:
-        if r["id"] in seen:
-            raise GameEvalError(f"{path}: duplicate id {r['id']!r}")
         if not r["spy"].strip() or not r["villager"].strip() or r["spy"].strip().lower() == r["villager"].strip().lower():
             raise GameEvalError(f"{path}: pair {r['id']!r} needs two different, non-empty words")
-        seen.add(r["id"])
     return rows
 
 

@@ -22,14 +22,10 @@ HOST_ROLE = "host"
 
 def load_pairs() -> list[dict[str, Any]]:
     path = datasets_dir() / "spygame" / "pairs.jsonl"
-    rows = load_jsonl(path, {"id": str, "word_a": str, "word_b": str})
-    seen: set[str] = set()
+    rows = load_jsonl(path, {"id": str, "word_a": str, "word_b": str}, unique="id")
     for r in rows:
-        if r["id"] in seen:
-            raise GameEvalError(f"{path}: duplicate id {r['id']!r}")
         if not r["word_a"].strip() or not r["word_b"].strip() or r["word_a"].strip().lower() == r["word_b"].strip().lower():
             raise GameEvalError(f"{path}: pair {r['id']!r} needs two different, non-empty words")
-        seen.add(r["id"])
     return rows
 
 

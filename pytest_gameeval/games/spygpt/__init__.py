@@ -19,12 +19,8 @@ MODES = ("aggressive", "conservative")
 
 def load_targets() -> list[dict[str, Any]]:
     path = datasets_dir() / "spygpt" / "targets.jsonl"
-    rows = load_jsonl(path, {"id": str, "target": str, "distractors": list})
-    seen: set[str] = set()
+    rows = load_jsonl(path, {"id": str, "target": str, "distractors": list}, unique="id")
     for r in rows:
-        if r["id"] in seen:
-            raise GameEvalError(f"{path}: duplicate id {r['id']!r}")
-        seen.add(r["id"])
         words = [r["target"], *r["distractors"]]
         if not r["distractors"] or not all(isinstance(w, str) and w.strip() for w in words):
             raise GameEvalError(f"{path}: target {r['id']!r} needs a word and non-empty distractor words")

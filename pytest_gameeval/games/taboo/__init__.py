@@ -17,12 +17,8 @@ from pytest_gameeval.metrics import arena
 
 def load_words(root) -> list[dict[str, Any]]:
     path = root / "taboo" / "words.jsonl"
-    rows = load_jsonl(path, {"id": str, "word": str, "category": str, "related": list})
-    seen: set[str] = set()
+    rows = load_jsonl(path, {"id": str, "word": str, "category": str, "related": list}, unique="id")
     for row in rows:
-        if row["id"] in seen:
-            raise GameEvalError(f"{path}: duplicate id {row['id']!r}")
-        seen.add(row["id"])
         if not row["word"].strip() or not row["related"] or not all(isinstance(r, str) and r.strip() for r in row["related"]):
             raise GameEvalError(f"{path}: word {row['id']!r} needs a word and non-empty related clue words")
     return rows
