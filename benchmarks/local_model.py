@@ -1,12 +1,14 @@
 """Benchmark the embedded model (gameeval/local): prints one JSON object, asserts nothing.
 
-    python benchmarks/local_model.py [--n-parallel 8] [--n-ctx 4096] [--max-tokens 64] [--model-path P]
+    python benchmarks/local_model.py [--n-parallel 8] [--max-tokens 64] [--flash-attn off] [--askguess-rounds 30] [--model-path P]
 
 Measures, on this machine:
 - server load time (xllamacpp.Server start, includes KV-cache allocation and warm-up);
 - prompt and completion tokens/second from llama.cpp's own per-request timings (one request alone);
 - wall time for 8 different requests sent one after another vs all at once (continuous batching),
   both with the async openai client straight to the server and through inspect's ``gameeval/local``;
+- decoding speed with a long cached prompt (game prompts grow to thousands of tokens), with
+  llama.cpp's flash attention off and on: the evidence for the ``flash_attn=off`` default;
 - wall time per Ask-Guess game (self-play, played concurrently through the engine with inspect's
   ``gameeval/local``), games per minute and completion tokens per second over those games.
 """
@@ -21,9 +23,21 @@ import os
 import platform
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pytest_gameeval.local_server import (  # noqa: E402  (imports no native code)
+    DEFAULT_FLASH_ATTN,
+    DEFAULT_N_CTX,
+    FLASH_ATTN_CHOICES,
+    LocalServerSpec,
+    start_server,
+    stop_all_servers,
+    xllamacpp_module,
+)
 
 PROMPTS = [
     f"We are playing a word game. Describe the word '{word}' in two sentences without saying it."
@@ -102,6 +116,37 @@ async def _openai_client_runs(base_url: str, model_id: str, max_tokens: int) -> 
     }
 
 
+async def _long_context_decode(
+    base_url: str, model_id: str, sequences: int, prompt_words: int, max_tokens: int
+) -> dict:
+    """``sequences`` different long prompts, cached first, then decoded at once (like concurrent games)."""
+    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+
+    client = AsyncOpenAI(
+        base_url=base_url, api_key="unused", max_retries=0, http_client=DefaultAsyncHttpxClient(trust_env=False)
+    )
+    filler = " ".join(PROMPTS * (1 + prompt_words // 150)).split()[:prompt_words]
+
+    async def one(index: int, tokens: int) -> Any:
+        return await client.chat.completions.create(
+            model=model_id,
+            messages=[{"role": "user", "content": f"Game {index}. " + " ".join(filler)}],
+            max_tokens=tokens, temperature=0, seed=0,
+            extra_body={"ignore_eos": True},  # always decode max_tokens, so runs compare
+        )
+
+    async with client:
+        await asyncio.gather(*(one(i, 1) for i in range(sequences)))  # fill the prompt cache
+        start = time.perf_counter()
+        replies = await asyncio.gather(*(one(i, max_tokens) for i in range(sequences)))
+        wall = time.perf_counter() - start
+    completion = sum(r.usage.completion_tokens for r in replies)
+    return {
+        "sequences": sequences, "prompt_tokens": replies[0].usage.prompt_tokens, "wall_s": round(wall, 2),
+        "completion_tokens_per_s": round(completion / wall, 1),
+    }
+
+
 async def _inspect_runs(model_args: dict, max_tokens: int) -> dict:
     from inspect_ai.model import GenerateConfig, get_model
 
@@ -155,20 +200,21 @@ async def _askguess_games(model_args: dict, n_games: int, max_rounds: int) -> di
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-parallel", type=int, default=8)
-    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
     parser.add_argument("--n-threads", type=int, default=None)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--model-path", default=None)
+    parser.add_argument("--flash-attn", choices=FLASH_ATTN_CHOICES, default=DEFAULT_FLASH_ATTN)
+    parser.add_argument("--long-prompt-words", type=int, default=2500, help="words per long prompt (0: skip)")
     parser.add_argument("--askguess-games", type=int, default=4, help="Ask-Guess games to time (0: skip)")
     parser.add_argument("--askguess-rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
-    from pytest_gameeval.local_server import LocalServerSpec, start_server, stop_all_servers, xllamacpp_module
-
     xllamacpp = xllamacpp_module()  # sets OMP_WAIT_POLICY=PASSIVE first, as the provider does
 
     spec = LocalServerSpec.create(
-        model_path=args.model_path, n_ctx=args.n_ctx, n_parallel=args.n_parallel, n_threads=args.n_threads
+        model_path=args.model_path, n_ctx=args.n_ctx, n_parallel=args.n_parallel, n_threads=args.n_threads,
+        flash_attn=args.flash_attn,
     )
     start = time.perf_counter()
     server = start_server(spec)
@@ -178,7 +224,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
 
-    model_args = {"model_path": args.model_path, "n_ctx": args.n_ctx, "n_parallel": args.n_parallel}
+    long_context = {}
+    for flash_attn in ("off", "on") if args.long_prompt_words else ():
+        long_server = start_server(replace(spec, flash_attn=flash_attn))
+        try:
+            long_context[f"flash_attn_{flash_attn}"] = asyncio.run(
+                _long_context_decode(long_server.base_url, long_server.model_id, 5, args.long_prompt_words, args.max_tokens)
+            )
+        finally:
+            long_server.stop()
+
+    model_args = {
+        "model_path": args.model_path, "n_ctx": args.n_ctx, "n_parallel": args.n_parallel, "flash_attn": args.flash_attn,
+    }
     if args.n_threads:
         model_args["n_threads"] = args.n_threads
     try:
@@ -205,11 +263,13 @@ def main(argv: list[str] | None = None) -> int:
             "n_parallel": spec.n_parallel,
             "n_ctx_per_request": server.n_ctx,
             "n_threads": spec.n_threads,
+            "flash_attn": spec.flash_attn,
             "max_tokens": args.max_tokens,
             "temperature": 0,
         },
         "load_s": round(load_s, 3),
         "openai_client_direct": direct,
+        "long_prompt_decode_5_at_once": long_context or None,
         "inspect_gameeval_local": through_inspect,
         "askguess_games": askguess,
     }

