@@ -190,7 +190,7 @@ def test_tom_probe_is_private_and_then_removed_from_every_view():
         vote = next(c for c in p.prompts if c.turn.action == "vote")
         text = "\n".join(m["content"] for m in vote.messages)
         assert "private question" not in text and "self_identity" not in text
-    hidden = [e for e in record.events if e.data.get("probe_hidden")]
+    hidden = [e for e in record.events if e.data.get("probe") == "tom"]
     assert len(hidden) == 8 and all(e.to == () for e in hidden)  # 4 instructions + 4 replies
 
 

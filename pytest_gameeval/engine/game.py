@@ -29,6 +29,11 @@ class Turn:
     """A request to one seat: what to ask it and how to read its reply.
 
     `parse` returns the action or raises ParseError (format) / RuleViolation (rule).
+
+    A `record_only` turn is a measurement, not a move (a belief probe, a judge's classification):
+    its instruction, replies and re-prompts are seen by its seat while it answers, then the runner
+    takes them out of every view (audience record-only, ``data["probe"] = action``), so later
+    prompts read as if it had never been asked. The game records its result itself.
     """
 
     seat: str
@@ -37,6 +42,7 @@ class Turn:
     parse: Callable[[str], Any]
     retries: int = 2
     data: dict[str, Any] = field(default_factory=dict)
+    record_only: bool = False
 
 
 @dataclass

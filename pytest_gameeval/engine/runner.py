@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
@@ -31,6 +31,7 @@ class _Result:
     action: Any = None
     kind: str = ""
     detail: str = ""
+    events: list[Event] = field(default_factory=list)  # what this turn added to the game's log
 
 
 class _Session:
@@ -44,10 +45,12 @@ class _Session:
 
 
 async def _ask(game: Game, turn: Turn, player: Player, session: _Session) -> _Result:
+    """Ask one turn, re-prompting on unreadable or illegal replies; the result lists its events."""
     seat = game.seats[turn.seat]
+    logged: list[Event] = []  # this turn's own events (concurrent turns interleave in game.events)
     if turn.instruction:
-        game.host(turn.instruction, to=(turn.seat,))
-    last = _Result(False)
+        logged.append(game.host(turn.instruction, to=(turn.seat,)))
+    last = _Result(False, events=logged)
     for attempt in range(turn.retries + 1):
         view = visible_events(game.events, turn.seat)
         messages = render(session.style, game.system_prompt(turn.seat), game.events, turn.seat)
@@ -59,20 +62,27 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session) -> _Re
         usage["output_tokens"] += reply.output_tokens
         if reply.error is not None:
             session.failures[turn.seat][CHAT_ERROR] += 1
-            game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action}))
-            return _Result(False, kind=CHAT_ERROR, detail=reply.error)  # inspect already retried the call
-        game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, {"action": turn.action, "attempt": attempt}))
+            logged.append(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action})))
+            return _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged)  # inspect already retried the call
+        logged.append(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, {"action": turn.action, "attempt": attempt})))
         try:
-            return _Result(True, reply.text, turn.parse(reply.text))
+            return _Result(True, reply.text, turn.parse(reply.text), events=logged)
         except (ParseError, RuleViolation) as problem:
             kind = FORMAT_ERROR if isinstance(problem, ParseError) else RULE_VIOLATION
             session.failures[turn.seat][kind] += 1
-            game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, {"kind": kind, "action": turn.action, "attempt": attempt}))
-            last = _Result(False, kind=kind, detail=str(problem))
+            logged.append(game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, {"kind": kind, "action": turn.action, "attempt": attempt})))
+            last = _Result(False, kind=kind, detail=str(problem), events=logged)
             if attempt < turn.retries:
                 what = "could not be read" if kind == FORMAT_ERROR else "breaks a rule"
-                game.host(f"Your reply {what}: {problem}. Try again.", to=(turn.seat,))
+                logged.append(game.host(f"Your reply {what}: {problem}. Try again.", to=(turn.seat,)))
     return last
+
+
+def _take_out_of_views(turn: Turn, events: list[Event]) -> None:
+    """A record-only turn's exchange stays in the record but leaves every seat's view."""
+    for event in events:
+        event.to = REFEREE_ONLY
+        event.data["probe"] = turn.action
 
 
 async def play(
@@ -107,6 +117,9 @@ async def play(
         if turns_played > MAX_TURNS:
             raise EngineError(f"{game.name}: more than {MAX_TURNS} turns; the rules never end the game")
         results = await asyncio.gather(*(_ask(game, t, players[t.seat], session) for t in turns))
+        for turn, result in zip(turns, results):
+            if turn.record_only:
+                _take_out_of_views(turn, result.events)
         for turn, result in zip(turns, results):
             if result.ok:
                 game.apply(turn, result.text, result.action)

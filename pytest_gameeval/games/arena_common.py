@@ -3,12 +3,12 @@ variants drawn per game, and the retrospective probe.
 
 The retrospective probe (task argument ``retrospective=true``): after a round, with the
 history fixed, the evaluated seat is asked an extra question about its current belief (a
-ranked candidate list, or a truth level in Bluffing). The probe is an ordinary engine Turn,
-so it uses the same player, system prompt and generation settings, but:
+ranked candidate list, or a truth level in Bluffing). The probe is an engine Turn marked
+``record_only``, so it uses the same player, system prompt and generation settings, but:
 
 - its instruction and reply are visible to the evaluated seat only while it is being asked,
-  and are hidden from every prompt afterwards (their audience becomes record-only), so the
-  game goes on exactly as if the probe never happened;
+  and the runner hides them from every prompt afterwards, so the game goes on exactly as if
+  the probe never happened;
 - its parser never raises: an unreadable reply is stored as a failed probe (``ok: false``)
   instead of a game format error, so the engine's format/rule counts stay the game's own;
   there is no re-prompt for a probe (one attempt);
@@ -24,7 +24,6 @@ import re
 from typing import Any, Callable
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError
-from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import normalize
 from pytest_gameeval.engine.spec import EVALUATED, Option
@@ -157,15 +156,13 @@ class ArenaGame(Game):
 
     def queue_record_only(self, seat: str, action: str, instruction: str, parse: Callable[[str], dict[str, Any]], **data: Any) -> None:
         """Ask `seat` a record-only question before the next move (hidden afterwards)."""
-        self._extra.append(Turn(seat, action, instruction, _never_raises(parse), retries=0, data=dict(data)))
+        self._extra.append(Turn(seat, action, instruction, _never_raises(parse), retries=0, data=dict(data), record_only=True))
 
     def pending(self) -> list[Turn]:
         if self._extra:
-            turn = self._extra[0]
-            turn.data["start"] = len(self.events)
-            return [turn]
+            return [self._extra[0]]
         if self._probe_due:
-            return [Turn(self.evaluated_seat, RETRO, self.probe_instruction(), _never_raises(self.parse_probe), retries=0, data={"start": len(self.events)})]
+            return [Turn(self.evaluated_seat, RETRO, self.probe_instruction(), _never_raises(self.parse_probe), retries=0, record_only=True)]
         return self.pending_move()
 
     def apply(self, turn: Turn, text: str, action: Any) -> None:
@@ -181,13 +178,8 @@ class ArenaGame(Game):
             self.forfeit_move(turn, kind, detail)
 
     def _end_probe(self, turn: Turn, result: dict[str, Any]) -> None:
-        # Hide the probe's instruction and reply from every later prompt: the history stays fixed.
-        for event in self.events[turn.data["start"]:]:
-            event.to = REFEREE_ONLY
-            event.data["probe"] = turn.action
-        summary = _summary(result)
-        data = {k: v for k, v in turn.data.items() if k != "start"}
-        self.act(turn.seat, f"{turn.action} probe: {summary}", probe=turn.action, **data, **result)
+        # the runner has already taken the probe's exchange out of every view (record_only)
+        self.act(turn.seat, f"{turn.action} probe: {_summary(result)}", probe=turn.action, **turn.data, **result)
         if turn.action == RETRO:
             self._probe_due = False
             self.after_round()

@@ -216,13 +216,13 @@ class SpyWordGame(Game):
         return False
 
     def pre_vote_turns(self) -> list[Turn]:
-        """Private turns asked together after the descriptions and before the vote (default none)."""
+        """Private turns asked together after the descriptions and before the vote (default none).
+
+        A probe that must not shape the game (SpyGame's theory-of-mind question) is `record_only`.
+        """
         return []
 
     def on_pre_vote(self, turn: Turn, action: Any | None, failure: str | None) -> None:
-        pass
-
-    def after_pre_vote(self, start: int) -> None:
         pass
 
     def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
@@ -253,7 +253,6 @@ class SpyWordGame(Game):
         if turns:
             self.phase = "pre_vote"
             self._pre_vote = turns
-            self._pre_vote_start = len(self.events)
             return
         self._open_vote("first", list(self.alive))
 
@@ -316,7 +315,6 @@ class SpyWordGame(Game):
         self.on_pre_vote(turn, action, failure)
         self._pre_vote_done.add(turn.seat)
         if all(t.seat in self._pre_vote_done for t in self._pre_vote):
-            self.after_pre_vote(self._pre_vote_start)
             self._open_vote("first", list(self.alive))
 
     def _cast(self, voter: str, ballot: Ballot) -> None:

@@ -110,19 +110,12 @@ class SpyGameGame(SpyWordGame):
                 return answer
 
             turns.append(Turn(seat, "tom", prompts.tom_instruction(others, second), parse,
-                              data={"others": others, "second_order": second}))
+                              data={"others": others, "second_order": second}, record_only=True))
         return turns
 
     def on_pre_vote(self, turn: Turn, action: Any | None, failure: str | None) -> None:
         self.tom[turn.seat] = action
         self.act(turn.seat, "theory-of-mind probe answer" if action else f"no probe answer ({failure})", answer=action)
-
-    def after_pre_vote(self, start: int) -> None:
-        """Take the probe out of every seat's view: it is a measurement, not part of the game."""
-        for event in self.events[start:]:
-            if event.to is not None and len(event.to) == 1:
-                event.to = ()
-                event.data["probe_hidden"] = True
 
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
         guest_won = (label == "spy_win") == (self.guest == self.spy)
