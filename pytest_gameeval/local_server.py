@@ -182,10 +182,11 @@ def _as_int(name: str, value: Any, minimum: int) -> int:
     return number
 
 
-def _as_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    text = str(value).lower()
-    if text not in choices:
-        raise LocalModelError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+def _as_flash_attn(value: Any) -> str:
+    # inspect's -M parser reads YAML, so `-M flash_attn=off` arrives as False and `on` as True
+    text = ("on" if value else "off") if isinstance(value, bool) else str(value).lower()
+    if text not in FLASH_ATTN_CHOICES:
+        raise LocalModelError(f"flash_attn must be one of {', '.join(FLASH_ATTN_CHOICES)}, got {value!r}")
     return text
 
 
@@ -225,7 +226,7 @@ class LocalServerSpec:
             n_parallel=_as_int("n_parallel", n_parallel, 1),
             n_threads=_default_threads() if n_threads in (None, "", 0) else _as_int("n_threads", n_threads, 1),
             seed=_as_int("seed", seed, 0),
-            flash_attn=_as_choice("flash_attn", flash_attn, FLASH_ATTN_CHOICES),
+            flash_attn=_as_flash_attn(flash_attn),
             host=host,
             port=_as_int("port", port, 0),
             api_key=api_key or None,

@@ -37,6 +37,7 @@ from pytest_gameeval.inspect_ext.local_model import (  # noqa: E402
 from pytest_gameeval.local_server import (  # noqa: E402
     INSTALL_HINT,
     LocalModelError,
+    LocalServerSpec,
     serve_local_main,
     shared_servers,
     stop_all_servers,
@@ -192,6 +193,16 @@ def test_bad_model_arg_is_a_clear_error():
         get_model("gameeval/local", n_parallel="many", memoize=False)
     with pytest.raises(LocalModelError, match="flash_attn must be one of off, on, auto, got 'fast'"):
         get_model("gameeval/local", flash_attn="fast", memoize=False)
+
+
+@needs_weights  # create() finds the default weights
+def test_flash_attn_reads_as_inspect_parses_it():
+    """`-M flash_attn=off` reaches the provider as False (inspect parses -M values as YAML)."""
+    from inspect_ai._cli.util import parse_cli_args
+
+    for cli, expected in (("off", "off"), ("on", "on"), ("auto", "auto"), ("OFF", "off")):
+        value = parse_cli_args((f"flash_attn={cli}",))["flash_attn"]
+        assert LocalServerSpec.create(flash_attn=value).flash_attn == expected
 
 
 @needs_weights
