@@ -55,12 +55,17 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-async def _openai_client_runs(base_url: str, model_id: str, max_tokens: int) -> dict:
+def _loopback_client(base_url: str) -> Any:
+    """The async openai client straight to the local server (no proxy from the environment, no retries)."""
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
-    client = AsyncOpenAI(
+    return AsyncOpenAI(
         base_url=base_url, api_key="unused", max_retries=0, http_client=DefaultAsyncHttpxClient(trust_env=False)
     )
+
+
+async def _openai_client_runs(base_url: str, model_id: str, max_tokens: int) -> dict:
+    client = _loopback_client(base_url)
 
     async def one(prompt: str) -> dict:
         response = await client.chat.completions.create(
@@ -120,11 +125,7 @@ async def _long_context_decode(
     base_url: str, model_id: str, sequences: int, prompt_words: int, max_tokens: int
 ) -> dict:
     """``sequences`` different long prompts, cached first, then decoded at once (like concurrent games)."""
-    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-
-    client = AsyncOpenAI(
-        base_url=base_url, api_key="unused", max_retries=0, http_client=DefaultAsyncHttpxClient(trust_env=False)
-    )
+    client = _loopback_client(base_url)
     filler = " ".join(PROMPTS * (1 + prompt_words // 150)).split()[:prompt_words]
 
     async def one(index: int, tokens: int) -> Any:
