@@ -25,7 +25,7 @@ NO_DATA_FILES = {"tofukingdom"}  # deals are generated from the seed; there is n
 
 
 def _corrupt_copy(tmp_path: Path) -> Path:
-    """A copy of datasets/ with line 2 of every data file broken."""
+    """A copy of the shipped datasets/ with line 2 of every data file broken."""
     copy = tmp_path / "datasets"
     shutil.copytree(datasets_dir(), copy)
     for file in list(copy.rglob("*.jsonl")) + list(copy.rglob("*.json")):

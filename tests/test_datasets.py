@@ -1,4 +1,4 @@
-"""Checks for the hand-written game datasets in datasets/ (plain pytest + json)."""
+"""Checks for the hand-written game datasets shipped in pytest_gameeval/datasets/ (plain pytest + json)."""
 
 import json
 import re
@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / "datasets"
+from pytest_gameeval.engine.data import datasets_dir
+
+DATA = datasets_dir()
 
 ID_RE = re.compile(r"[a-z0-9-]+")
 
@@ -259,4 +261,4 @@ def test_readme_mentions_every_file():
     for name in ["spyfall/pairs.jsonl", "spygame/pairs.jsonl", "spygpt/targets.jsonl", "age/",
                  "akinator/attributes.json", "akinator/objects.jsonl", "taboo/words.jsonl",
                  "bluffing/statements.jsonl", "askguess/cifar100.jsonl"]:
-        assert name in text, f"datasets/README.md has no section for {name}"
+        assert name in text, f"pytest_gameeval/datasets/README.md has no section for {name}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,16 @@ from pytest_gameeval.engine.errors import GameEvalError
 
 
 def datasets_dir() -> Path:
-    """`$GAMEEVAL_DATASETS`, else the repository's `datasets/` beside the package."""
+    """`$GAMEEVAL_DATASETS`, else the data shipped inside the package (`pytest_gameeval/datasets/`),
+    found through importlib.resources so it works from a wheel, `pip install .` and an editable
+    install alike, from any working directory."""
     env = os.environ.get("GAMEEVAL_DATASETS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "datasets"
+    shipped = resources.files("pytest_gameeval") / "datasets"
+    if not isinstance(shipped, Path):  # pip installs unpacked; a zipped import has no real paths
+        raise GameEvalError(f"{shipped}: pytest-gameeval's data must be installed as files, not zipped")
+    return shipped
 
 
 def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]], unique: str | None = None) -> list[dict[str, Any]]:
