@@ -153,7 +153,7 @@ def test_chat_style_roles():
     messages = players["questioner"].prompts[1].messages
     assert messages[0]["role"] == "system"
     assert [m["role"] for m in messages[1:]] == ["user", "assistant", "user"]
-    assert "Answerer: Yes." in messages[-1]["content"]
+    assert 'Answerer: "Yes."' in messages[-1]["content"]
 
 
 def test_flat_style_is_one_tagged_prompt():
@@ -161,7 +161,7 @@ def test_flat_style_is_one_tagged_prompt():
     messages = players["questioner"].prompts[1].messages
     assert len(messages) == 1 and messages[0]["role"] == "user"
     text = messages[0]["content"]
-    assert "[You (Questioner)] Is it red?" in text and "[Answerer] Yes." in text and text.endswith("[You (Questioner)]")
+    assert "[You (Questioner)] Is it red?" in text and '[Answerer] "Yes."' in text and text.endswith("[You (Questioner)]")
 
 
 def test_same_seed_same_replies_identical_record(tmp_path):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pytest_gameeval.engine.matching import jaro_match, mentions
+from pytest_gameeval.engine.matching import jaro_match, mentions, normalize, squash
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,23 @@ def test_aliases_count():
 )
 def test_jaro_match(guess, target, synonyms, expected):
     assert jaro_match(guess, target, synonyms) is expected
+
+
+# -- the normal form defeats lookalike letters and invisible characters (issue 18) -------------
+@pytest.mark.parametrize("disguised", [
+    "\u0430pple",  # Cyrillic a
+    "\u0430\u0440\u0440l\u0435",  # Cyrillic a, p, p, e
+    "\u03b1pple",  # Greek alpha
+    "ap\u200bple",  # zero-width space
+    "ap\u00adple",  # soft hyphen
+    "\u200eapple\u200f",  # bidi marks
+    "\uff41pple",  # fullwidth a
+])
+def test_lookalikes_and_invisible_characters_mention_the_word(disguised):
+    assert mentions(f"It is an {disguised}.", "apple")
+    assert squash(disguised) == "apple"
+
+
+def test_lookalike_normal_form_keeps_other_words_apart():
+    assert not mentions("pine\u0430pple", "apple")  # still whole words only
+    assert normalize("\u0410PPLE") == "apple"

@@ -269,7 +269,7 @@ def test_vote_reasons_are_public_and_attributed():
     record, players = play(everyone_votes(last_villager))
     later = players["Player 1"].prompts[-1].messages
     text = "\n".join(m["content"] for m in later)
-    assert "Player 2: because" in text
+    assert 'Player 2: "because' in text
 
 
 def test_same_seed_replays_the_same_game():

@@ -219,7 +219,7 @@ def test_probe_mode_publishes_content_free_descriptions():
     speeches = [e for e in record.events if e.kind == SPEECH and e.data.get("description")]
     assert speeches and all(e.text == "..." for e in speeches)
     vote = next(c for c in players["Player 2"].prompts if c.turn.action == "vote")
-    assert "Player 1: ..." in "\n".join(m["content"] for m in vote.messages)
+    assert 'Player 1: "..."' in "\n".join(m["content"] for m in vote.messages)
     assert record.outcome["details"]["probe"] is True
 
 

@@ -2,7 +2,9 @@
 
 Whole words only, case-insensitive, plural- and possessive-aware, with space/underscore/
 hyphen/joined variants for multi-word labels. "pineapple" does not mention "apple";
-"Apples." does; "lawn-mower" is "lawn mower".
+"Apples." does; "lawn-mower" is "lawn mower". Every rule compares `normalize`d text, in which
+lookalike letters ("аpple" with a Cyrillic "а") are the Latin letters they imitate and invisible
+characters (zero-width spaces, soft hyphens, bidi marks) are gone.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from confusable_homoglyphs.confusables import confusables_data
 from rapidfuzz.distance import Jaro
 
 _IRREGULAR_PLURALS = {
@@ -30,10 +33,27 @@ _NOUN_MARKERS = (
 )
 
 
+def _lookalike_table() -> dict[int, str]:
+    """Each non-ASCII character that Unicode's confusables data (UTS #39) lists as looking like
+    one ASCII letter or digit, mapped to it: Cyrillic "а" -> "a", Greek "ο" -> "o"."""
+    table: dict[int, str] = {}
+    for char, glyphs in confusables_data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        latin = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalnum()]
+        if latin:
+            table[ord(char)] = latin[0]
+    return table
+
+
+_LOOKALIKES = _lookalike_table()
+
+
 def normalize(text: str) -> str:
-    """Lower-case, unify apostrophes and dashes, strip accents: the form every match uses."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
+    """The form every text rule compares: lookalike letters made Latin, invisible characters
+    dropped, accents stripped, apostrophes and dashes unified, lower case."""
+    text = unicodedata.normalize("NFKD", text).translate(_LOOKALIKES)
+    text = "".join(c for c in text if not unicodedata.combining(c) and unicodedata.category(c) != "Cf")
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'")
     text = re.sub("[\u2010-\u2015\u2212]", "-", text)
     return text.lower()

@@ -36,4 +36,4 @@ def turn_instruction(round_: int, max_rounds: int, already_correct: bool, cot: b
 
 
 CORRECT = "Your guess is correct: you have found the other group's word. Keep describing your own word."
-WRONG = "Your guess {guess!r} is not the other group's word."
+WRONG = "Your guess {guess} is not the other group's word."  # guess: quoted by the engine's quote()

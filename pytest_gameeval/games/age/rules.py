@@ -22,6 +22,7 @@ from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, jaro_match, squash
 from pytest_gameeval.engine.parsing import json_objects
+from pytest_gameeval.engine.views import quote
 from pytest_gameeval.games.age import prompts
 
 OUTCOMES = ("solved", "limit", "CE")
@@ -173,7 +174,7 @@ class AgeGame(Game):
                 self.fcg[seat] = self.round
                 self.host(prompts.CORRECT, to=(seat,))
             elif guess:
-                self.host(prompts.WRONG.format(guess=guess), to=(seat,))
+                self.host(prompts.WRONG.format(guess=quote(guess)), to=(seat,))
         self._advance()
 
     def forfeit(self, turn: Turn, kind: str, detail: str) -> None:

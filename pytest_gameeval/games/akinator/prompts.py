@@ -1,5 +1,7 @@
 """Akinator prompts (ours). Three system prompts for the questioner; one is drawn per game."""
 
+from pytest_gameeval.engine.views import quote
+
 QUESTIONER = "Questioner"
 GUESS_FORM = "This is a guess -- are you thinking of X?"
 ANSWERS = ("Yes", "No", "Probably Yes", "Probably No", "Don't Know")
@@ -38,9 +40,9 @@ def ask_instruction(round_: int, max_questions: int) -> str:
 
 
 def classify_instruction(question: str, candidates: list[str]) -> str:
-    listing = "\n".join(f"{i}. {c}" for i, c in enumerate(candidates, start=1))
+    listing = "\n".join(f"{i}. {quote(c)}" for i, c in enumerate(candidates, start=1))
     return (
         "Judging task, outside the game (not shown to the questioner): for the question "
-        f'"{question}", say for each object below whether the answer would be Yes or No. '
+        f"{quote(question)}, say for each object below whether the answer would be Yes or No. "
         "Reply with one line per object, the number then Yes or No, for example '1. Yes'.\n" + listing
     )

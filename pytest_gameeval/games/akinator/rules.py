@@ -20,6 +20,7 @@ from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, normalize
 from pytest_gameeval.engine.parsing import plain_text
+from pytest_gameeval.engine.views import quote
 from pytest_gameeval.games.akinator import prompts
 from pytest_gameeval.games.akinator.prompts import ANSWERS, QUESTIONER
 from pytest_gameeval.games.arena_common import CLASSIFY, USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
@@ -114,7 +115,7 @@ class AkinatorGame(ArenaGame):
             self.host(f"Yes! The object was {self.object}.")
             self.finish("win", winner=QUESTIONER, rounds=self.round)
             return
-        self.host(f"No, it is not {guess}.")
+        self.host(f"No, it is not {quote(guess)}.")
         self.round_done()
 
     def _queue_disparity(self, question: str) -> None:

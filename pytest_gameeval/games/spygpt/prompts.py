@@ -3,6 +3,8 @@ assess the intelligence of large language models", the SpyGPT description task).
 
 from __future__ import annotations
 
+from pytest_gameeval.engine.views import quote
+
 WORD_LIMITS = {"aggressive": 100, "conservative": 10}
 
 DESCRIBE_FORMAT = (
@@ -39,4 +41,4 @@ JUDGE_SYSTEM = (
 
 
 def judge_instruction(description: str, word: str) -> str:
-    return f'Description: "{description}"\nWord: {word}\nHow well does the description match the word (1-5)?'
+    return f"Description: {quote(description)}\nWord: {word}\nHow well does the description match the word (1-5)?"
