@@ -149,7 +149,7 @@ def main(argv: list[str]) -> int:
     human = HumanPlayer()
 
     def bind(seat: Seat, model_role: str):
-        return human if seat.role == USER_ROLE else ModelPlayer(model)
+        return human if seat.role == USER_ROLE else ModelPlayer.for_choice(model, options["structured"])
 
     notes = [f"user seat played by a person at the terminal (gameeval play); evaluated model {args.model}"]
     record = asyncio.run(play_case(spec, row, 0, options, bind, notes=notes))

@@ -483,6 +483,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
                 for kind, n in per_seat.items():
                     failures[kind] = failures.get(kind, 0) + n
         notes = sorted({n for r in game_records for n in r.notes})
+        decodings = {r.structured for r in game_records}
         games[name] = {
             "title": spec.title,
             "options": plan.options,
@@ -498,6 +499,8 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             "usage": usage,
             "failures": failures,
             "notes": notes,
+            # structured decoding as actually used by the game's seats: "on", "off" or "mixed"
+            "structured": decodings.pop() if len(decodings) == 1 else ("mixed" if decodings else None),
         }
     gate_summary = None
     if state.baseline is not None:

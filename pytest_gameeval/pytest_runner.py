@@ -203,7 +203,8 @@ class ModelPool:
                     if note not in notes:
                         notes.append(note)
             model = self.get(choice)
-            return ModelPlayer(_CachedModel(model, case.name) if settings.cache else model)  # type: ignore[arg-type]
+            return ModelPlayer.for_choice(_CachedModel(model, case.name) if settings.cache else model,  # type: ignore[arg-type]
+                                          case.options.get("structured", "auto"))
 
         return bind
 
@@ -230,7 +231,8 @@ class CaseResult:
             r = self.record
             e.update(seed=r.seed, outcome=r.label, winner=r.outcome.get("winner"), scores=self.scores,
                      failures=r.failures, usage=r.usage,
-                     seats={s["name"]: {"role": s["role"], "model": s["model"]} for s in r.seats})
+                     structured=r.structured,
+                     seats={s["name"]: {"role": s["role"], "model": s["model"], "structured": bool(s.get("structured"))} for s in r.seats})
         if self.error:
             e["error"] = self.error
         if self.reason:

@@ -29,6 +29,9 @@ SCHEMA_VERSION = 1
 # options that choose *which* cases are played, not *how* a game is played: runs that differ
 # only in these are still comparable (the dataset digest covers the data itself)
 SAMPLING_OPTIONS = ("seed", "limit", "shuffle")
+# options compared by their effect instead: `structured=auto` means on or off depending on the model,
+# so reports compare the decoding their games actually used (the game's "structured" entry)
+EFFECT_OPTIONS = ("structured",)
 
 _SECRET_NAME = re.compile(r"(api[_-]?key|token|secret|password|passwd|auth|credential)", re.I)
 _SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,}|[A-Za-z0-9_-]*key-[A-Za-z0-9]{16,}|AKIA[0-9A-Z]{12,})")
@@ -207,10 +210,16 @@ def read_report(path: str | Path) -> dict[str, Any]:
 
 
 def rule_options(game: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in game["options"].items() if k not in SAMPLING_OPTIONS}
+    return {k: v for k, v in game["options"].items() if k not in SAMPLING_OPTIONS + EFFECT_OPTIONS}
 
 
-def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None) -> list[str]:
+def decoding(game: dict[str, Any]) -> str:
+    """Structured decoding a report's game used; reports from before the option used none."""
+    return game.get("structured") or "off"
+
+
+def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None, *,
+                 allow_structured_mismatch: bool = False) -> list[str]:
     """Why two reports cannot be compared (empty when they can). `games`: only these games
     (the gate compares the games of the new run; the baseline may hold more)."""
     reasons: list[str] = []
@@ -228,6 +237,9 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
         if o["dataset"].get("sha256") != n["dataset"].get("sha256"):
             reasons.append(f"{name}: different dataset (sha256 {str(o['dataset'].get('sha256'))[:12]} vs "
                            f"{str(n['dataset'].get('sha256'))[:12]})")
+        if decoding(o) != decoding(n) and not allow_structured_mismatch:
+            reasons.append(f"{name}: structured decoding differs (old: {decoding(o)}, new: {decoding(n)}; "
+                           "format errors mean different things; --allow-structured-mismatch compares anyway)")
         ro, rn = rule_options(o), rule_options(n)
         changed = sorted(k for k in set(ro) | set(rn) if ro.get(k) != rn.get(k))
         if changed:
@@ -238,9 +250,10 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
 # -- the diff -------------------------------------------------------------------------------------
 
 
-def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.0) -> dict[str, Any]:
+def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.0, *,
+                 allow_structured_mismatch: bool = False) -> dict[str, Any]:
     """Per game and metric: old, new, change with its (1 - alpha) interval, p, verdict."""
-    reasons = incomparable(old, new)
+    reasons = incomparable(old, new, allow_structured_mismatch=allow_structured_mismatch)
     if reasons:
         raise GameEvalError("reports are not comparable: " + "; ".join(reasons))
     rows: list[dict[str, Any]] = []
@@ -278,7 +291,8 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
 
 
 def _identity(report: dict[str, Any]) -> dict[str, Any]:
-    return {"models": report["models"], "git": report.get("git"), "created": report.get("created")}
+    return {"models": report["models"], "git": report.get("git"), "created": report.get("created"),
+            "structured": {name: decoding(g) for name, g in report["games"].items()}}
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -306,6 +320,8 @@ def render_markdown(diff: dict[str, Any]) -> str:
             else "No metric regressed significantly.")
     note = (f"Tests: rates by Fisher's exact test with Newcombe's interval, means by Welch's t; alpha={diff['alpha']}, "
             f"tolerance={diff['tolerance']}. '?' = the game declares no direction (never a regression).")
+    decodings = sorted({f"{g} {diff['old']['structured'].get(g)} -> {d}" for g, d in diff["new"]["structured"].items()})
+    note += " Structured decoding (old -> new): " + "; ".join(decodings) + "."
     return "\n".join(lines + ["", tail, note])
 
 
@@ -329,12 +345,15 @@ def main(argv: list[str]) -> int:
     diff.add_argument("--alpha", type=float, default=0.05, help="significance level (two-sided); default 0.05")
     diff.add_argument("--tolerance", type=float, default=0.0,
                       help="a worse change smaller than this is not a regression (metric units); default 0")
+    diff.add_argument("--allow-structured-mismatch", action="store_true",
+                      help="compare runs although one used structured decoding and the other did not")
     args = parser.parse_args(argv)
     if not 0 < args.alpha < 1:
         raise GameEvalError("--alpha must be between 0 and 1")
     if args.tolerance < 0:
         raise GameEvalError("--tolerance must not be negative")
-    result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance)
+    result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance,
+                          allow_structured_mismatch=args.allow_structured_mismatch)
     if args.format == "json":
         json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")

@@ -9,6 +9,7 @@ from typing import Any, Callable
 from pytest_gameeval.engine.events import (
     ACTION, FAILURE, HOST, HOST_MSG, JUDGEMENT, REFEREE_ONLY, SPEECH, Event,
 )
+from pytest_gameeval.engine.replies import ReplyFormat
 
 # The three failure kinds, never mixed (see DESIGN.md principle 4).
 FORMAT_ERROR = "format"
@@ -29,6 +30,9 @@ class Turn:
     """A request to one seat: what to ask it and how to read its reply.
 
     `parse` returns the action or raises ParseError (format) / RuleViolation (rule).
+    `reply` declares the shape of a legal reply (see engine.replies): the schema sent with the
+    request when the seat plays with structured decoding. For a plain-text turn played that way,
+    the runner gives `parse` the text of the reply's one field.
 
     A `record_only` turn is a measurement, not a move (a belief probe, a judge's classification):
     its instruction, replies and re-prompts are seen by its seat while it answers, then the runner
@@ -43,6 +47,7 @@ class Turn:
     retries: int = 2
     data: dict[str, Any] = field(default_factory=dict)
     record_only: bool = False
+    reply: ReplyFormat | None = None
 
 
 @dataclass

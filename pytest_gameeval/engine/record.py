@@ -9,6 +9,7 @@ from typing import Any, Iterable
 import jsonlines
 
 from pytest_gameeval.engine.events import Event
+from pytest_gameeval.engine.replies import decoding_label
 
 RECORD_SCHEMA = 1
 
@@ -31,6 +32,11 @@ class GameRecord:
     @property
     def label(self) -> str:
         return self.outcome["label"]
+
+    @property
+    def structured(self) -> str:
+        """Whether the game's seats played with structured decoding: "on", "off" or "mixed"."""
+        return decoding_label([bool(s.get("structured")) for s in self.seats])
 
     def seat(self, name: str) -> dict[str, Any]:
         return next(s for s in self.seats if s["name"] == name)

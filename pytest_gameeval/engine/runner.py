@@ -55,6 +55,7 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session) -> _Re
         view = visible_events(game.events, turn.seat)
         messages = render(session.style, game.system_prompt(turn.seat), game.events, turn.seat)
         ctx = TurnContext(game.name, seat, turn, messages, view, attempt, session.seed, game.options)
+        structured = turn.reply is not None and getattr(player, "structured", False)
         reply = await player.act(ctx)
         usage = session.usage[turn.seat]
         usage["calls"] += 1
@@ -64,9 +65,11 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session) -> _Re
             session.failures[turn.seat][CHAT_ERROR] += 1
             logged.append(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action})))
             return _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged)  # inspect already retried the call
-        logged.append(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, {"action": turn.action, "attempt": attempt})))
+        data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {})}
+        logged.append(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data)))
         try:
-            return _Result(True, reply.text, turn.parse(reply.text), events=logged)
+            text = turn.reply.unwrap(reply.text) if structured and turn.reply.text else reply.text  # type: ignore[union-attr]
+            return _Result(True, text, turn.parse(text), events=logged)
         except (ParseError, RuleViolation) as problem:
             kind = FORMAT_ERROR if isinstance(problem, ParseError) else RULE_VIOLATION
             session.failures[turn.seat][kind] += 1
@@ -141,7 +144,8 @@ async def play(
         seed=seed,
         epoch=epoch,
         options=dict(game.options),
-        seats=[{"name": s.name, "role": s.role, "model": players[s.name].label, "private": s.private} for s in game.seats.values()],
+        seats=[{"name": s.name, "role": s.role, "model": players[s.name].label, "private": s.private,
+                "structured": bool(getattr(players[s.name], "structured", False))} for s in game.seats.values()],
         events=game.events,
         outcome={"label": outcome.label, "winner": outcome.winner, "details": outcome.details},
         failures=session.failures,

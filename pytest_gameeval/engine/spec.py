@@ -13,6 +13,7 @@ from typing import Any, Callable
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.replies import STRUCTURED_CHOICES
 from pytest_gameeval.engine.rng import game_rng
 from pytest_gameeval.engine.views import PROMPT_STYLES
 from pytest_gameeval.roles import role_names
@@ -74,6 +75,7 @@ COMMON_OPTIONS = {
     "style": Option("chat", "prompt style: role-based chat messages or one flat text prompt", PROMPT_STYLES),
     "limit": Option(0, "play only the first N rows (0: all)"),
     "shuffle": Option(False, "shuffle rows with the seed before limiting"),
+    "structured": Option("auto", "constrained decoding to each turn's JSON schema: auto (on for gameeval/local, off for other providers), on or off", STRUCTURED_CHOICES),
 }
 
 

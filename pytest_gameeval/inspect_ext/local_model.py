@@ -37,10 +37,16 @@ when other processes compete for the cores; see `pytest_gameeval.local_server`. 
 machine, run with ``OMP_WAIT_POLICY=ACTIVE``.
 
 Generation defaults: ``temperature=0`` unless the config sets one, ``seed`` from the model args
-unless the config sets one, ``max_tokens=64`` unless the config sets one: game moves are short, and
+unless the config sets one, ``max_tokens=64`` unless the config sets one (256 for a request with a
+``response_schema``, whose length caps and enums bound the reply): game moves are short, and
 SmolLM2 rambles to the limit on almost every call. Each reply stays in the game's history, so the
 limit sets how fast prompts grow: measured on 2 cores, one full 30-round Ask-Guess game took 10 min
 at 128 (and overflowed 8192 tokens in round 30, a CE) against 3.2 min at 64 (prompts end near 4,500).
+
+Structured decoding: a request with ``response_schema`` goes to the server as
+``response_format: {"type": "json_schema", ...}``, which llama.cpp turns into a grammar: the reply
+is always one JSON object of the schema (the games send one per turn; see
+`pytest_gameeval.engine.replies`).
 
 Context overflow (documented choice): a request whose *prompt* does not fit in ``n_ctx`` is a
 **failed model call**. llama.cpp answers HTTP 400 ``exceed_context_size_error``; the provider
@@ -85,6 +91,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_TOKENS = 64  # see "Generation defaults" in the module docstring
+STRUCTURED_MAX_TOKENS = 256  # a structured request: its schema's length caps end the reply sooner
 _DUMMY_API_KEY = "gameeval-local"
 
 
@@ -158,6 +165,12 @@ class LocalModelAPI(OpenAICompatibleAPI):
     @override
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS
+
+    @override
+    def max_tokens_for_config(self, config: GenerateConfig) -> int | None:
+        # a reply schema bounds the reply itself (every string has a maxLength or an enum), so a
+        # structured request gets room to close its JSON object instead of being cut at 64 tokens
+        return STRUCTURED_MAX_TOKENS if config.response_schema is not None else None
 
     @override
     def connection_key(self) -> str:

@@ -1,5 +1,5 @@
 """Shows a game readably in `inspect view`: a span per round, who said what, the host's
-judgements, failures and the outcome."""
+judgements, failures and the outcome; and moves inspect's display (`progress`) as rounds end."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from inspect_ai.util import span
 
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, JUDGEMENT, SPEECH, Event
 from pytest_gameeval.engine.game import Game
+from pytest_gameeval.inspect_ext.progress import GameProgress
 
 
 def describe(event: Event) -> str | None:
@@ -26,9 +27,10 @@ def describe(event: Event) -> str | None:
 
 
 class TranscriptObserver:
-    def __init__(self) -> None:
+    def __init__(self, progress: GameProgress | None = None) -> None:
         self.stack = AsyncExitStack()
         self.lines: list[str] = []
+        self.progress = progress
 
     async def round_started(self, game: Game) -> None:
         await self.stack.enter_async_context(span(f"round {game.round}", type="round"))
@@ -36,8 +38,12 @@ class TranscriptObserver:
     async def round_ended(self, game: Game) -> None:
         self.flush()
         await self.stack.aclose()
+        if self.progress:
+            self.progress.round_played()
 
     def event(self, game: Game, event: Event) -> None:
+        if self.progress:
+            self.progress.event(event)
         text = describe(event)
         if text:
             self.lines.append(text)

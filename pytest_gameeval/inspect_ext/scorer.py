@@ -65,7 +65,8 @@ def game_scorer(spec: GameSpec) -> Scorer:
                 value=score_record(spec, record),
                 answer=record.label,
                 explanation=f"{record.label}" + (f" (winner: {record.outcome['winner']})" if record.outcome["winner"] else "") + f"; {details}",
-                metadata={"failures": record.failures, "usage": record.usage, "seed": record.seed},
+                metadata={"failures": record.failures, "usage": record.usage, "seed": record.seed,
+                          "structured": record.structured},
             )
 
         return score

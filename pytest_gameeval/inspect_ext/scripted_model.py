@@ -5,6 +5,9 @@ retries) but the reply comes from the scripted policy for the seat being played,
 the turn context the engine sets. -M latency=SECONDS simulates a remote model's latency.
 Token counts are whitespace-word counts (honestly approximate; no tokenizer, no network).
 
+Structured decoding (``-T structured=on``): the request's response schema is honoured by shape only:
+a plain-text turn's reply is sent as {"<field>": "<text>"}; policies are not constrained further.
+
 Fault injection (-M fault_rate=0.1 -M faults=rate_limit,server_error,timeout,truncated):
 that share of calls raises a retryable rate-limit/server/timeout error (inspect retries it
 with a short wait; the game sees a chat error only if every retry fails) or returns a reply
@@ -14,11 +17,13 @@ cut in half with stop_reason "max_tokens" (the game sees the broken text).
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
 from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.util import JSONSchema
 from tenacity.wait import wait_fixed
 
 from pytest_gameeval.engine.errors import EngineError
@@ -32,6 +37,19 @@ FAULT_KINDS = ("rate_limit", "server_error", "timeout", "truncated")
 
 class InjectedFault(Exception):
     """A transient failure injected on purpose (retryable, like a real 429/5xx/timeout)."""
+
+
+def _as_schema(text: str, schema: JSONSchema) -> str:
+    """A scripted reply under structured decoding: a plain-text turn's reply becomes {"<field>": text}
+    (JSON replies already have the turn's shape; policies are not constrained otherwise)."""
+    fields = list(schema.properties or {})
+    if len(fields) != 1:
+        return text
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    return text if isinstance(obj, dict) and fields[0] in obj else json.dumps({fields[0]: text})
 
 
 class ScriptedModelAPI(ModelAPI):
@@ -82,6 +100,8 @@ class ScriptedModelAPI(ModelAPI):
         # Stateless across games: the random source follows from the game and the seat's view.
         rng = random.Random(derive_seed(self.seed, ctx.game_seed, ctx.seat.name, len(ctx.events), ctx.attempt))
         text = policies[ctx.seat.role](ctx, rng)
+        if config.response_schema is not None:
+            text = _as_schema(text, config.response_schema.json_schema)
         if self.latency:
             await asyncio.sleep(self.latency)
         fault = self.fault_rng.choice(self.faults) if self.faults and self.fault_rng.random() < self.fault_rate else None

@@ -12,6 +12,7 @@ from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.spec import EVALUATED, Row
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
+from pytest_gameeval.inspect_ext.progress import progress_of
 from pytest_gameeval.play import play_case
 from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer
@@ -48,10 +49,17 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
         def bind(seat: Seat, role: str) -> Player:
             if role not in models:
                 models[role] = resolve_role(role, evaluated, notes)
-            return ModelPlayer(models[role])
+            return ModelPlayer.for_choice(models[role], options["structured"])
 
         row = Row(state.metadata["row_id"], state.metadata["row"])
-        record = await play_case(spec, row, state.epoch - 1, options, bind, observer=TranscriptObserver(), notes=notes)
+        progress = progress_of(game)
+        progress.game_started()
+        try:
+            record = await play_case(spec, row, state.epoch - 1, options, bind, observer=TranscriptObserver(progress), notes=notes)
+        finally:
+            progress.game_finished()
+        seats = ", ".join(f"{s['name']} {'on' if s.get('structured') else 'off'}" for s in record.seats)
+        transcript().info(f"Structured decoding: **{record.structured}** ({seats})", source="gameeval")
         for note in notes:
             transcript().info(note, source="gameeval")
         transcript().info(f"Outcome: **{record.label}**" + (f", winner {record.outcome['winner']}" if record.outcome["winner"] else ""), source="gameeval")

@@ -33,6 +33,8 @@ class Reply:
 
 class Player(Protocol):
     label: str  # the model or policy behind the seat, as recorded
+    # (optional) True: replies are constrained to each turn's reply schema (see engine.replies);
+    # a player without the attribute is not structured
 
     async def act(self, ctx: TurnContext) -> Reply: ...
 

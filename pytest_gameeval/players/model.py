@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from inspect_ai.model import (
-    ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model,
+    ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ResponseSchema,
 )
-from inspect_ai.util import LimitExceededError
+from inspect_ai.util import JSONSchema, LimitExceededError
 
 from pytest_gameeval.engine.errors import EngineError, GameEvalError
+from pytest_gameeval.engine.replies import ReplyFormat, resolve_structured
 from pytest_gameeval.engine.views import Message
 from pytest_gameeval.players.base import Reply, TurnContext, current_turn
 
@@ -18,16 +19,34 @@ def to_inspect(messages: list[Message]) -> list[ChatMessage]:
     return [_ROLES[m["role"]](content=m["content"]) for m in messages]
 
 
+def response_schema(reply: ReplyFormat) -> ResponseSchema:
+    """The turn's reply format as inspect's structured-output request."""
+    return ResponseSchema(name=reply.name, json_schema=JSONSchema.model_validate(reply.json_schema()))
+
+
 class ModelPlayer:
-    def __init__(self, model: Model, config: GenerateConfig | None = None):
+    """`structured`: send each turn's reply schema with the request (constrained decoding)."""
+
+    def __init__(self, model: Model, config: GenerateConfig | None = None, *, structured: bool = False):
         self.model = model
         self.config = config or GenerateConfig()
         self.label = str(model)
+        self.structured = structured
+
+    @classmethod
+    def for_choice(cls, model: Model, choice: str, config: GenerateConfig | None = None) -> ModelPlayer:
+        """A player with structured decoding as the `structured` option (auto/on/off) says for this model."""
+        return cls(model, config, structured=resolve_structured(choice, str(model)))
+
+    def _config(self, ctx: TurnContext) -> GenerateConfig:
+        if not self.structured or ctx.turn.reply is None:
+            return self.config
+        return self.config.merge(GenerateConfig(response_schema=response_schema(ctx.turn.reply)))
 
     async def act(self, ctx: TurnContext) -> Reply:
         token = current_turn.set(ctx)
         try:
-            output = await self.model.generate(to_inspect(ctx.messages), config=self.config)
+            output = await self.model.generate(to_inspect(ctx.messages), config=self._config(ctx))
         except (LimitExceededError, EngineError, GameEvalError):
             raise  # budgets and harness bugs are not the model's failure
         except Exception as e:  # the call failed after inspect's own retries: a chat error

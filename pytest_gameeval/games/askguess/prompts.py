@@ -1,12 +1,16 @@
-"""Ask-Guess prompts (ours, after GameEval §3.1 and Appendix A)."""
+"""Ask-Guess prompts (ours, after GameEval §3.1 and Appendix A), and the shapes of the replies."""
+
+from pytest_gameeval.engine.replies import Field, ReplyFormat, text_reply
 
 QUESTIONER = "Questioner"
 ANSWERER = "Answerer"
 
-COT_FORMAT = (
-    'Reply with one JSON object: {"thought": "<your private reasoning>", "speak": "<what you say>"}. '
-    "Only the speak field is heard by the other player."
-)
+# cot=true: every reply is this JSON object; otherwise plain text (a JSON field under structured decoding)
+COT = ReplyFormat("askguess_cot", (Field("thought", "<your private reasoning>", 150), Field("speak", "<what you say>", 120)))
+QUESTION = text_reply("question", "<your question or guess>", 100)
+ANSWER = text_reply("answer", "<your answer, or gameover>", 80)
+DESCRIPTION = text_reply("description", "<your description>", 150)
+COT_FORMAT = COT.format_line() + " Only the speak field is heard by the other player."
 
 
 def questioner_system(mode: str, max_rounds: int, cot: bool) -> str:

@@ -13,7 +13,8 @@ from typing import Any
 
 from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher
-from pytest_gameeval.engine.parsing import parse_cot, plain_text
+from pytest_gameeval.engine.parsing import plain_text
+from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.askguess import prompts
 from pytest_gameeval.games.askguess.prompts import ANSWERER, QUESTIONER
 
@@ -54,14 +55,17 @@ class AskGuessGame(Game):
         return prompts.answerer_system(self.word, self.mode, self.cot)
 
     def _read(self, text: str) -> str:
-        return parse_cot(text, "thought", "speak")["speak"] if self.cot else plain_text(text)
+        return prompts.COT.read(text)["speak"] if self.cot else plain_text(text)
+
+    def _turn(self, seat: str, action: str, instruction: str | None, reply: ReplyFormat) -> Turn:
+        return Turn(seat, action, instruction, self._read, reply=prompts.COT if self.cot else reply)
 
     def pending(self) -> list[Turn]:
         if self.round == 0:
-            return [Turn(ANSWERER, "describe", prompts.DESCRIBE, self._read)]
+            return [self._turn(ANSWERER, "describe", prompts.DESCRIBE, prompts.DESCRIPTION)]
         if self._awaiting_answer:
-            return [Turn(ANSWERER, "answer", None, self._read)]
-        return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_rounds), self._read)]
+            return [self._turn(ANSWERER, "answer", None, prompts.ANSWER)]
+        return [self._turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_rounds), prompts.QUESTION)]
 
 
     # -- moves ----------------------------------------------------------------------

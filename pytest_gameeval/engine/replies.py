@@ -1,0 +1,116 @@
+"""The shape of a legal reply, declared once beside a turn's parser.
+
+A `ReplyFormat` is the one source of three things: the format line a prompt shows
+('Reply with one JSON object: {"thought": ..., "speak": ...}'), the JSON schema sent with the
+request when structured (constrained) decoding is on, and the reading of the reply's fields.
+
+Two kinds of turn:
+
+- a JSON turn (the game asks for a JSON object): the prompt shows `format_line()`, the parser
+  reads the fields with `read()`; with structured decoding the same object is enforced.
+- a plain-text turn (`text=True`, one field): the prompt asks in words ("ask your question"); the
+  reply is read as plain text. With structured decoding the model is made to write
+  ``{"<field>": "<text>"}`` and the runner hands the field's text to the same parser (`unwrap`).
+
+Length caps (`max_length`) and enums (`enum`) only shape decoding: they keep a small model from
+rambling and list the legal choices where the rules know them (living players for a vote, the
+answer words). The parser still judges every reply by the rules: a constrained reply can still
+break one (say its own word, name an out player where the enum is wider).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_gameeval.engine.errors import ParseError
+from pytest_gameeval.engine.parsing import last_json_object, require_fields
+
+# structured decoding: "auto" is on for the embedded model (gameeval/local), off for other providers
+STRUCTURED_CHOICES = ("auto", "on", "off")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    hint: str  # the placeholder shown in the format line, e.g. "<your private reasoning>"
+    max_length: int | None = None
+    enum: tuple[str, ...] | None = None
+    required: bool = True
+
+    def schema(self) -> dict[str, Any]:
+        if self.enum is not None:
+            return {"type": "string", "enum": list(self.enum)}
+        out: dict[str, Any] = {"type": "string", "minLength": 1}
+        if self.max_length is not None:
+            out["maxLength"] = self.max_length
+        return out
+
+
+@dataclass(frozen=True)
+class ReplyFormat:
+    name: str  # names the schema in the request (a-z, 0-9, _ and -)
+    fields: tuple[Field, ...]
+    text: bool = False  # a plain-text turn: the reply is the one field's text
+
+    def __post_init__(self) -> None:
+        if self.text and len(self.fields) != 1:
+            raise ValueError("a plain-text reply format has exactly one field")
+
+    # -- the prompt ----------------------------------------------------------------------
+    def shape(self) -> str:
+        """The JSON object as the prompt shows it: {"thought": "<...>", "speak": "<...>"}."""
+        return json.dumps({f.name: f.hint for f in self.fields}, ensure_ascii=False)
+
+    def format_line(self) -> str:
+        return f"Reply with one JSON object: {self.shape()}."
+
+    # -- the request ---------------------------------------------------------------------
+    def json_schema(self) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {f.name: f.schema() for f in self.fields},
+            "required": [f.name for f in self.fields if f.required],
+            "additionalProperties": False,
+        }
+
+    # -- the reply ------------------------------------------------------------------------
+    def read(self, text: str) -> dict[str, str]:
+        """The required fields (stripped strings) and any other string fields of the last JSON
+        object in `text`; a missing object or field is a format error."""
+        obj = last_json_object(text)
+        fields = require_fields(obj, *(f.name for f in self.fields if f.required))
+        extra = {k: v.strip() for k, v in obj.items() if k not in fields and isinstance(v, str)}
+        return {**extra, **fields}
+
+    def unwrap(self, text: str) -> str:
+        """A plain-text turn's text from a structured reply {"<field>": "<text>"}."""
+        if not self.text:
+            raise ValueError("unwrap() is for plain-text reply formats")
+        field = self.fields[0].name
+        value = self.read(text)[field]
+        if not value:
+            raise ParseError(f"the {field!r} field is empty")
+        return value
+
+
+def text_reply(name: str, hint: str, max_length: int | None = None, enum: tuple[str, ...] | None = None) -> ReplyFormat:
+    """A plain-text turn; under structured decoding the reply is {name: text}."""
+    return ReplyFormat(name, (Field(name, hint, max_length, enum),), text=True)
+
+
+def resolve_structured(choice: str, model_name: str) -> bool:
+    """Whether a seat played by `model_name` gets constrained decoding under `choice`."""
+    if choice not in STRUCTURED_CHOICES:
+        raise ValueError(f"structured must be one of {', '.join(STRUCTURED_CHOICES)}, not {choice!r}")
+    if choice == "auto":
+        return model_name.startswith("gameeval/local")
+    return choice == "on"
+
+
+def decoding_label(flags: list[bool]) -> str:
+    """"on", "off" or "mixed" for the structured flags of a game's model seats."""
+    if not flags:
+        return "off"
+    return "on" if all(flags) else "off" if not any(flags) else "mixed"

@@ -1,0 +1,127 @@
+"""Structured decoding: one reply format per turn gives the format line, the schema and the reading;
+the runner unwraps plain-text turns; records, reports and the diff say which decoding was used."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from inspect_ai.model import get_model
+
+from pytest_gameeval.engine.errors import GameEvalError, ParseError
+from pytest_gameeval.engine.replies import Field, ReplyFormat, resolve_structured, text_reply
+from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.play import play_case
+from pytest_gameeval.players.model import ModelPlayer, response_schema
+from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.report import incomparable, main, write_json_atomic
+
+VOTE = ReplyFormat("vote", (Field("thought", "<your private reasoning>", 80), Field("name", "<the player>", enum=("Player 2", "Player 3"))))
+
+
+def test_one_format_gives_the_line_the_schema_and_the_reading():
+    assert VOTE.format_line() == 'Reply with one JSON object: {"thought": "<your private reasoning>", "name": "<the player>"}.'
+    schema = VOTE.json_schema()
+    assert schema["required"] == ["thought", "name"] and schema["additionalProperties"] is False
+    assert schema["properties"]["thought"] == {"type": "string", "minLength": 1, "maxLength": 80}
+    assert schema["properties"]["name"] == {"type": "string", "enum": ["Player 2", "Player 3"]}
+    assert VOTE.read('ok {"thought": " hm ", "name": "Player 9", "extra": "x"}') == {"thought": "hm", "name": "Player 9", "extra": "x"}
+    with pytest.raises(ParseError, match="lacks the field"):
+        VOTE.read('{"thought": "hm"}')
+    # inspect accepts the schema as is
+    assert response_schema(VOTE).json_schema.properties["name"].enum == ["Player 2", "Player 3"]
+
+
+def test_a_plain_text_turn_is_one_field_under_structured_decoding():
+    q = text_reply("question", "<your question>", 100)
+    assert q.unwrap('{"question": " Is it red? "}') == "Is it red?"
+    for bad in ("Is it red?", '{"question": ""}', '{"other": "x"}'):
+        with pytest.raises(ParseError):
+            q.unwrap(bad)
+    with pytest.raises(ValueError):
+        ReplyFormat("x", (Field("a", "<a>"), Field("b", "<b>")), text=True)
+
+
+def test_auto_is_on_for_the_embedded_model_only():
+    assert resolve_structured("auto", "gameeval/local") is True
+    assert resolve_structured("auto", "openai/gpt-4o-mini") is False
+    assert resolve_structured("auto", "gameeval/scripted") is False
+    assert resolve_structured("on", "openai/gpt-4o-mini") is True
+    assert resolve_structured("off", "gameeval/local") is False
+    for name in GAMES:
+        with pytest.raises(GameEvalError, match="structured"):
+            get_spec(name).parse_options({"structured": "maybe"})
+
+
+class StructuredReplay(ReplayPlayer):
+    structured = True
+
+
+def test_runner_unwraps_structured_text_replies_and_the_record_says_so():
+    spec = get_spec("askguess")
+    opts = spec.parse_options({"max_rounds": 2})
+    row = next(r for r in spec.rows(opts) if r.id == "apple")
+    players = {
+        "questioner": StructuredReplay(['{"question": "Is it a fruit?"}', "Is it red?", '{"question": "Is it an apple?"}'], "q"),
+        "answerer": ReplayPlayer(["Yes.", "gameover"], "a"),
+    }
+    record = asyncio.run(play_case(spec, row, 0, opts, lambda seat, role: players[seat.role]))
+    # the bare text in round 2 is a format error under structured decoding; the JSON field is the question
+    assert record.label == "ST" and record.failures["Questioner"]["format"] == 1
+    assert [s["structured"] for s in record.seats] == [True, False] and record.structured == "mixed"
+    assert [e.text for e in record.events if e.kind == "speech"][:2] == ["Is it a fruit?", "Yes."]
+
+
+def test_model_player_sends_the_turn_schema_only_when_structured():
+    from pytest_gameeval.engine.game import Seat, Turn
+    from pytest_gameeval.players.base import TurnContext
+
+    turn = Turn("Player 1", "vote", "vote", VOTE.read, reply=VOTE)
+    ctx = TurnContext("spyfall", Seat("Player 1", "spy"), turn, [], [])
+    model = get_model("gameeval/scripted")
+    assert ModelPlayer(model)._config(ctx).response_schema is None
+    assert ModelPlayer.for_choice(model, "on")._config(ctx).response_schema.name == "vote"
+    assert ModelPlayer.for_choice(model, "auto").structured is False
+
+
+def _report(structured: str | None) -> dict:
+    game = {"options": {"structured": "auto"}, "dataset": {"sha256": "x"}, "metrics": {}, "rate_keys": [], "mean_keys": [],
+            "directions": {}, "usage": {}}
+    if structured:
+        game["structured"] = structured
+    return {"schema": "pytest-gameeval/report", "schema_version": 1, "package": {}, "models": {"evaluated": "m"},
+            "settings": {}, "games": {"g": game}, "cases": []}
+
+
+def test_diff_refuses_runs_that_differ_in_structured_decoding(tmp_path, capsys):
+    from pytest_gameeval.cli import main as cli
+
+    on, off, old = tmp_path / "on.json", tmp_path / "off.json", tmp_path / "old.json"
+    write_json_atomic(on, _report("on"))
+    write_json_atomic(off, _report("off"))
+    write_json_atomic(old, _report(None))  # a report from before the option: no structured decoding
+    assert incomparable(_report("off"), _report(None)) == []
+    assert cli(["report", "diff", str(off), str(on)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "structured decoding differs (old: off, new: on" in err and "\n" not in err
+    assert cli(["report", "diff", str(old), str(on)]) == 2
+    capsys.readouterr()
+    assert main(["diff", str(off), str(on), "--allow-structured-mismatch"]) == 0
+    assert "g off -> on" in capsys.readouterr().out
+
+
+def test_scripted_provider_answers_a_structured_request_in_shape(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from pytest_gameeval.inspect_ext.task import game_task
+
+    log = inspect_eval(game_task("askguess", limit=1, max_rounds=3, structured="on"), model="gameeval/scripted",
+                       log_dir=str(tmp_path), display="none")[0]
+    assert log.status == "success"
+    record = log.samples[0].metadata["gameeval_record"]
+    assert all(s["structured"] for s in record["seats"])
+    replies = [e for e in record["events"] if e["kind"] == "reply"]
+    assert replies and all(json.loads(e["text"]) and e["data"]["structured"] for e in replies)
+    assert sum(n for seat in record["failures"].values() for n in seat.values()) == 0
+    assert log.samples[0].scores and next(iter(log.samples[0].scores.values())).metadata["structured"] == "on"
