@@ -41,9 +41,9 @@ def test_inspect_eval_plays_and_scores(tmp_path):
         assert record["outcome"]["label"] == score.answer
         assert record["seats"][1]["model"] == "gameeval/scripted/oracle"
         spans = [e.name for e in sample.events if e.event == "span_begin"]
-        assert "round 1" in spans
-        infos = [str(e.data) for e in sample.events if e.event == "info"]
-        assert any("**Questioner**:" in i for i in infos) and any("Outcome:" in i for i in infos)
+        assert "Round 1" in spans and "Questioner (questioner)" not in spans and "Questioner" in spans
+        sources = [e.source for e in sample.events if e.event == "info"]
+        assert "Questioner says" in sources and sources[-1] == "Outcome"
     metrics = log.results.scores[0].metrics
     assert {"mean", "stderr"} <= set(metrics) or any(s.name == "ST" for s in log.results.scores)
 

@@ -92,7 +92,7 @@ class Game:
 
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
         self.outcome = Outcome(label, winner, details)
-        self.host(f"The game is over: {label}" + (f", {winner} wins." if winner else "."), kind=JUDGEMENT, to=REFEREE_ONLY)
+        self.host(f"The game is over. Outcome: {label}" + (f"; winner: {winner}." if winner else "."), kind=JUDGEMENT, to=REFEREE_ONLY)
 
     # -- helpers for rules ------------------------------------------------------------
     def log(self, event: Event) -> Event:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
 from pytest_gameeval.engine.events import FAILURE, REFEREE_ONLY, REPLY, Event, HOST
@@ -17,10 +18,18 @@ MAX_TURNS = 5000  # a safety net against a rules bug; real games end far sooner
 
 
 class Observer(Protocol):
-    """Optional hooks for front ends (e.g. inspect transcript spans per round)."""
+    """Optional hooks for front ends (e.g. inspect transcript spans per round and per turn).
 
+    Events reach `event` as they happen, each inside the round it belongs to: a turn's own
+    events (instruction, reply, failures) inside its `turn` context; what the host says after
+    applying a lone turn inside that turn's context too; what follows a batch of simultaneous
+    turns (secret ballots announced together) after all of them.
+    """
+
+    async def game_started(self, game: Game, seed: int) -> None: ...
     async def round_started(self, game: Game) -> None: ...
     async def round_ended(self, game: Game) -> None: ...
+    def turn(self, game: Game, turn: Turn) -> AbstractAsyncContextManager[Any]: ...
     def event(self, game: Game, event: Event) -> None: ...
 
 
@@ -44,12 +53,19 @@ class _Session:
         self.usage = {s: {"input_tokens": 0, "output_tokens": 0, "calls": 0} for s in seats}
 
 
-async def _ask(game: Game, turn: Turn, player: Player, session: _Session) -> _Result:
+async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
+               show: Callable[[Event], None] | None = None) -> _Result:
     """Ask one turn, re-prompting on unreadable or illegal replies; the result lists its events."""
     seat = game.seats[turn.seat]
     logged: list[Event] = []  # this turn's own events (concurrent turns interleave in game.events)
+
+    def note(event: Event) -> None:
+        logged.append(event)
+        if show:
+            show(event)
+
     if turn.instruction:
-        logged.append(game.host(turn.instruction, to=(turn.seat,)))
+        note(game.host(turn.instruction, to=(turn.seat,), action=turn.action))
     last = _Result(False, events=logged)
     for attempt in range(turn.retries + 1):
         view = visible_events(game.events, turn.seat)
@@ -63,21 +79,21 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session) -> _Re
         usage["output_tokens"] += reply.output_tokens
         if reply.error is not None:
             session.failures[turn.seat][CHAT_ERROR] += 1
-            logged.append(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action})))
+            note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action})))
             return _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged)  # inspect already retried the call
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {})}
-        logged.append(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data)))
+        note(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data)))
         try:
             text = turn.reply.unwrap(reply.text) if structured and turn.reply.text else reply.text  # type: ignore[union-attr]
             return _Result(True, text, turn.parse(text), events=logged)
         except (ParseError, RuleViolation) as problem:
             kind = FORMAT_ERROR if isinstance(problem, ParseError) else RULE_VIOLATION
             session.failures[turn.seat][kind] += 1
-            logged.append(game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, {"kind": kind, "action": turn.action, "attempt": attempt})))
+            note(game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, {"kind": kind, "action": turn.action, "attempt": attempt})))
             last = _Result(False, kind=kind, detail=str(problem), events=logged)
             if attempt < turn.retries:
                 what = "could not be read" if kind == FORMAT_ERROR else "breaks a rule"
-                logged.append(game.host(f"Your reply {what}: {problem}. Try again.", to=(turn.seat,)))
+                note(game.host(f"Your reply {what}: {problem}. Try again.", to=(turn.seat,)))
     return last
 
 
@@ -86,6 +102,58 @@ def _take_out_of_views(turn: Turn, events: list[Event]) -> None:
     for event in events:
         event.to = REFEREE_ONLY
         event.data["probe"] = turn.action
+
+
+def _settle(game: Game, session: _Session, asked: list[tuple[Turn, _Result]]) -> None:
+    """Apply each answered turn (or the game's forfeit rule), in order, until the game ends."""
+    for turn, result in asked:
+        if turn.record_only:
+            _take_out_of_views(turn, result.events)
+    for turn, result in asked:
+        if result.ok:
+            game.apply(turn, result.text, result.action)
+        else:
+            session.failures[turn.seat]["forfeit"] += 1
+            game.forfeit(turn, result.kind, result.detail)
+        if game.finished:
+            break
+
+
+class _Shown:
+    """Which events the observer has seen: each exactly once, in order, in its own round."""
+
+    def __init__(self, game: Game, observer: Observer | None):
+        self.game = game
+        self.observer = observer
+        self.seen = 0  # game.events[:seen] are shown or skipped for good
+        self.early: set[int] = set()  # ids of turn events shown while their turn was asked
+
+    def now(self, event: Event) -> None:
+        self.early.add(id(event))
+        self.observer.event(self.game, event)  # type: ignore[union-attr]
+
+    def turn(self, turn: Turn) -> AbstractAsyncContextManager[Any]:
+        return self.observer.turn(self.game, turn) if self.observer else nullcontext()
+
+    async def ask(self, turn: Turn, player: Player, session: _Session) -> _Result:
+        async with self.turn(turn):
+            return await _ask(self.game, turn, player, session, self.now if self.observer else None)
+
+    def catch_up(self, round_: int | None, speaker: str | None = None) -> None:
+        """Show the events not shown yet, up to the first one of a later round (the next
+        round's opening line waits for that round) or, given a speaker, by someone else."""
+        if not self.observer:
+            return
+        events = self.game.events
+        while self.seen < len(events) and (round_ is None or events[self.seen].round <= round_):
+            event = events[self.seen]
+            if speaker is not None and event.speaker != speaker and id(event) not in self.early:
+                break
+            if id(event) not in self.early:
+                self.observer.event(self.game, event)
+            self.seen += 1
+        if self.seen == len(events):
+            self.early.clear()
 
 
 async def play(
@@ -104,38 +172,36 @@ async def play(
     if missing:
         raise EngineError(f"no player for seat(s) {sorted(missing)}")
     session = _Session(list(game.seats), style, seed)
+    shown = _Shown(game, observer)
+    if observer:
+        await observer.game_started(game, seed)
     turns_played = 0
     current_round = None
-    seen = 0
     while not game.finished:
         if observer and game.round != current_round:
             if current_round is not None:
                 await observer.round_ended(game)
             current_round = game.round
             await observer.round_started(game)
+        shown.catch_up(current_round)  # e.g. the round's opening line, before its first turn
         turns = game.pending()
         if not turns:
             raise EngineError(f"{game.name}: no pending turn but the game is not finished")
         turns_played += len(turns)
         if turns_played > MAX_TURNS:
             raise EngineError(f"{game.name}: more than {MAX_TURNS} turns; the rules never end the game")
-        results = await asyncio.gather(*(_ask(game, t, players[t.seat], session) for t in turns))
-        for turn, result in zip(turns, results):
-            if turn.record_only:
-                _take_out_of_views(turn, result.events)
-        for turn, result in zip(turns, results):
-            if result.ok:
-                game.apply(turn, result.text, result.action)
-            else:
-                session.failures[turn.seat]["forfeit"] += 1
-                game.forfeit(turn, result.kind, result.detail)
-            if game.finished:
-                break
-        if observer:
-            for event in game.events[seen:]:
-                observer.event(game, event)
-            seen = len(game.events)
+        if len(turns) == 1:  # a lone turn: what its seat says publicly belongs inside it
+            async with shown.turn(turns[0]):
+                result = await _ask(game, turns[0], players[turns[0].seat], session, shown.now if observer else None)
+                _settle(game, session, [(turns[0], result)])
+                shown.catch_up(current_round, speaker=turns[0].seat)
+            shown.catch_up(current_round)
+        else:
+            results = await asyncio.gather(*(shown.ask(t, players[t.seat], session) for t in turns))
+            _settle(game, session, list(zip(turns, results)))
+            shown.catch_up(current_round)
     if observer and current_round is not None:
+        shown.catch_up(game.round)
         await observer.round_ended(game)
     outcome = game.outcome
     return GameRecord(

@@ -19,6 +19,9 @@ from pytest_gameeval.engine.views import PROMPT_STYLES
 from pytest_gameeval.roles import role_names
 
 EVALUATED = "evaluated"  # the model role of the model under evaluation
+# failure counts of a record (GameRecord.failure_totals) as a reader says them
+FAILURE_NAMES = {"format": "format errors", "rule": "rule violations", "chat": "failed calls (chat errors)",
+                 "forfeit": "turns forfeited"}
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,34 @@ class GameSpec:
     mean_keys: tuple[str, ...] = ()  # other numeric score keys (NaN where undefined)
     # the direction of improvement of each gated metric (score key -> True if higher is better)
     higher_is_better: dict[str, bool] = {}
+    # what each outcome label means, for readers (label -> a few words); the label if missing
+    outcome_names: dict[str, str] = {}
+
+    @property
+    def headline(self) -> str:
+        """The score key that best summarises a run: the first higher-is-better score key."""
+        keys = (*self.outcome_labels, *self.mean_keys)
+        best = [k for k, up in self.higher_is_better.items() if up and k in keys]
+        return best[0] if best else self.outcome_labels[0]
+
+    def outcome_name(self, label: str) -> str:
+        return self.outcome_names.get(label, label)
+
+    def key_facts(self, record: GameRecord) -> list[str]:
+        """A few readable facts about how one game went (who, what, when), for its explanation."""
+        return []
+
+    def explain(self, record: GameRecord) -> str:
+        """One short markdown paragraph: the outcome, why, and the counts that qualify it
+        (a win after 50 format errors, or by drawn lots, must not read as a plain win)."""
+        head = f"**{self.outcome_name(record.label)}** (`{record.label}`)"
+        if record.outcome["winner"]:
+            head += f"; winner: {record.outcome['winner']}"
+        facts = [f if f.endswith(".") else f + "." for f in self.key_facts(record)]
+        totals = record.failure_totals()
+        failures = [f"{totals[k]} {name}" for k, name in FAILURE_NAMES.items() if totals.get(k)]
+        tally = ("Failures: " + ", ".join(failures) + ".") if failures else "No format errors, rule violations or failed calls."
+        return "\n\n".join([head + ".", *([" ".join(facts)] if facts else []), tally])
 
     # -- options -----------------------------------------------------------------
     def all_options(self) -> dict[str, Option]:

@@ -434,3 +434,20 @@ def no_own_word(text: str, word: str) -> None:
 def not_empty(text: str) -> None:
     if not text.strip():
         raise ParseError("the speak field is empty")
+
+
+def vote_facts(details: dict[str, Any]) -> list[str]:
+    """How a voting game went, for a reader: the spy and the words, who was voted out and how,
+    and whether a draw of lots decided it."""
+    facts = [f"The spy was {details['spy']} (word \"{details['spy_word']}\"; the villagers had \"{details['villager_word']}\")",
+             f"{details['rounds']} round{'s' if details['rounds'] != 1 else ''}"]
+    out = [f"{e['seat']} (round {e['round']}, {e['role']}{', by drawn lots' if e['how'] == 'lot' else ''})"
+           for e in details.get("eliminated", [])]
+    if out:
+        facts.append("Voted out: " + ", ".join(out))
+    lots = sum(e["how"] == "lot" for e in details.get("eliminated", []))
+    if lots:
+        last = details["eliminated"][-1]["how"] == "lot"
+        facts.append(f"{lots} elimination{'s' if lots > 1 else ''} decided by drawn lots"
+                     + (", including the one that ended the game" if last else ""))
+    return facts

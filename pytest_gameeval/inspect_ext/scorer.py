@@ -1,10 +1,14 @@
-"""Scorer and metrics: every outcome as a number (one-hot), the label in Score.answer."""
+"""Scorer and metrics: every outcome as a number (one-hot), the label in Score.answer, a short
+readable explanation, and a headline metric for the log list (`headline_metric`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Callable
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
+from inspect_ai._util.registry import RegistryInfo, registry_tag
+from inspect_ai.log import HeadlineMetric
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer._metric import metric_register
 from inspect_ai.solver import TaskState
 from scipy import stats
 
@@ -12,34 +16,46 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.inspect_ext.solver import RECORD_KEY
 
-FAILURE_KEYS = {"format": "format_errors", "rule": "rule_violations", "chat": "chat_errors"}
+FAILURE_KEYS = {"format": "format_errors", "rule": "rule_violations", "chat": "chat_errors", "forfeit": "forfeits"}
 
 
-def _wilson(scores: list[SampleScore], side: int) -> float:
+def _short_named_metric(name: str, doc: str):
+    """Register a metric under a bare name. `@metric` prefixes the package ("pytest_gameeval/...")
+    and inspect's tables cut names at about ten characters, which left the two interval bounds
+    reading the same (`pytest_g…`); "low95" and "high95" survive any cut."""
+
+    def register(factory: Callable[[], Metric]) -> Callable[[], Metric]:
+        def create() -> Metric:
+            instance = factory()
+            registry_tag(factory, instance, RegistryInfo(type="metric", name=name))
+            return instance
+
+        create.__doc__ = doc
+        return metric_register(create, name)
+
+    return register
+
+
+def _wilson(scores: list[SampleScore]) -> tuple[float, float]:
     values = [float(s.score.value) for s in scores]  # type: ignore[arg-type]
-    n = len(values)
-    if n == 0:
-        return float("nan")
-    ci = stats.binomtest(round(sum(values)), n).proportion_ci(method="wilson")
-    return float(ci.high if side else ci.low)
+    if not values:
+        return float("nan"), float("nan")
+    ci = stats.binomtest(round(sum(values)), len(values)).proportion_ci(method="wilson")
+    return float(ci.low), float(ci.high)
 
 
-@metric
-def wilson_low() -> Metric:
-    """Lower end of the 95% Wilson interval of a rate."""
-
+@_short_named_metric("low95", "Lower bound of the 95% Wilson interval of a rate.")
+def low95() -> Metric:
     def low(scores: list[SampleScore]) -> float:
-        return _wilson(scores, 0)
+        return _wilson(scores)[0]
 
     return low
 
 
-@metric
-def wilson_high() -> Metric:
-    """Upper end of the 95% Wilson interval of a rate."""
-
+@_short_named_metric("high95", "Upper bound of the 95% Wilson interval of a rate.")
+def high95() -> Metric:
     def high(scores: list[SampleScore]) -> float:
-        return _wilson(scores, 1)
+        return _wilson(scores)[1]
 
     return high
 
@@ -52,7 +68,7 @@ def score_record(spec: GameSpec, record: GameRecord) -> dict[str, float]:
 
 
 def game_scorer(spec: GameSpec) -> Scorer:
-    metrics: dict[str, list[Metric]] = {label: [mean(), stderr(), wilson_low(), wilson_high()] for label in spec.outcome_labels}
+    metrics: dict[str, list[Metric]] = {label: [mean(), stderr(), low95(), high95()] for label in spec.outcome_labels}
     for key in [*spec.mean_keys, *FAILURE_KEYS.values()]:
         metrics[key] = [mean(), stderr()]
 
@@ -60,15 +76,19 @@ def game_scorer(spec: GameSpec) -> Scorer:
     def game_outcome() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
             record = GameRecord.from_dict(state.metadata[RECORD_KEY])
-            details: dict[str, Any] = record.outcome["details"]
             return Score(
                 value=score_record(spec, record),
                 answer=record.label,
-                explanation=f"{record.label}" + (f" (winner: {record.outcome['winner']})" if record.outcome["winner"] else "") + f"; {details}",
-                metadata={"failures": record.failures, "usage": record.usage, "seed": record.seed,
+                explanation=spec.explain(record),
+                metadata={"failures": record.failures, "usage": record.usage, "seed": str(record.seed),
                           "structured": record.structured},
             )
 
         return score
 
     return game_outcome()
+
+
+def headline_metric(spec: GameSpec) -> HeadlineMetric:
+    """The log list's SCORE column: the mean of the game's headline score key."""
+    return HeadlineMetric(scorer=f"gameeval_{spec.name}", score=spec.headline, metric="mean")

@@ -15,8 +15,8 @@ from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
 from pytest_gameeval.play import play_case
 from pytest_gameeval.players.base import Player
-from pytest_gameeval.players.model import ModelPlayer
-from pytest_gameeval.roles import lookup_role
+from pytest_gameeval.players.model import ModelPlayer, to_inspect
+from pytest_gameeval.roles import how_to_bind, lookup_role
 
 RECORD_KEY = "gameeval_record"
 
@@ -33,7 +33,7 @@ def resolve_role(role: str, evaluated: Model, notes: list[str]) -> Model:
     model = bound_model(role)
     if model is not None:
         return model
-    notes.append(f"model role '{role}' is not bound (--model-role {role}=...): played by the evaluated model {evaluated} (self-play)")
+    notes.append(f"model role '{role}' is not bound ({how_to_bind(role)}): played by the evaluated model {evaluated} (self-play)")
     return evaluated
 
 
@@ -45,24 +45,29 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
         evaluated = get_model()
         notes: list[str] = []
         models: dict[str, Model] = {}
+        observer = TranscriptObserver(str(state.input), progress_of(game))
 
         def bind(seat: Seat, role: str) -> Player:
             if role not in models:
                 models[role] = resolve_role(role, evaluated, notes)
+            observer.bound(seat.name, role, str(models[role]))
             return ModelPlayer.for_choice(models[role], options["structured"])
 
         row = Row(state.metadata["row_id"], state.metadata["row"])
         progress = progress_of(game)
         progress.game_started()
         try:
-            record = await play_case(spec, row, state.epoch - 1, options, bind, observer=TranscriptObserver(progress), notes=notes)
+            record = await play_case(spec, row, state.epoch - 1, options, bind, observer=observer, notes=notes)
         finally:
             progress.game_finished()
         seats = ", ".join(f"{s['name']} {'on' if s.get('structured') else 'off'}" for s in record.seats)
-        transcript().info(f"Structured decoding: **{record.structured}** ({seats})", source="gameeval")
+        transcript().info(f"**{record.structured}** ({seats})", source="Structured decoding")
         for note in notes:
-            transcript().info(note, source="gameeval")
-        transcript().info(f"Outcome: **{record.label}**" + (f", winner {record.outcome['winner']}" if record.outcome["winner"] else ""), source="gameeval")
+            transcript().info(note, source="Note")
+        transcript().info(spec.explain(record), source="Outcome")
+        view = observer.evaluated_view()
+        if view:  # the Messages tab: the game as the evaluated seat saw it
+            state.messages = to_inspect(view)
         state.metadata[RECORD_KEY] = record.to_dict()
         state.completed = True
         return state

@@ -10,7 +10,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.inspect_ext.scorer import game_scorer
+from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric
 from pytest_gameeval.inspect_ext.solver import play_game
 
 
@@ -34,5 +34,6 @@ def game_task(game: str, **task_args: Any) -> Task:
         dataset=MemoryDataset(samples, name=game),
         solver=play_game(game, options),
         scorer=game_scorer(spec),
+        headline_metric=headline_metric(spec),
         metadata={"gameeval_game": game, "gameeval_options": options},
     )

@@ -65,6 +65,7 @@ class AgeSpec(GameSpec):
     }
     model_roles = {"player": EVALUATED}
     outcome_labels = OUTCOMES
+    outcome_names = {"solved": "the group guessed its word", "limit": "round limit reached, not solved", "CE": "a model call failed (chat error)"}
     mean_keys = ("age", "comprehension", "confusion", "fcg", "guessed", "age_all_seats", "rounds",
                  "both_guessed", "paper_filter", "age_filtered")
     higher_is_better = {"age": True, "comprehension": True, "confusion": True, "fcg": False, "guessed": True,

@@ -41,6 +41,7 @@ class AkinatorSpec(GameSpec):
     }
     model_roles = arena_model_roles("questioner")
     outcome_labels = OUTCOMES
+    outcome_names = {"win": "the questioner named the object", "lose": "the questioner did not name the object", "CE": "a model call failed (chat error)"}
     mean_keys = arena.RANKED_KEYS + ("disparity",)
     higher_is_better = {"win": True, "lose": False, "CE": False, "rounds_win": False, **arena.RANKED_DIRECTIONS, "disparity": False}
     scripted = POLICIES

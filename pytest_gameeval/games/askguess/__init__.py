@@ -25,6 +25,7 @@ class AskGuessSpec(GameSpec):
     }
     model_roles = {"questioner": EVALUATED, "answerer": "answerer"}
     outcome_labels = OUTCOMES
+    outcome_names = {"ST": "solved: the questioner guessed the word", "EE": "ended early without the word", "RLE": "round limit reached, word not guessed", "AME": "the answerer said the word", "CE": "a model call failed (chat error)"}
     mean_keys = ("rounds", "rounds_st", "missed_guesses")
     higher_is_better = {"ST": True, "EE": False, "RLE": False, "AME": False, "CE": False, "rounds_st": False}
     scripted = POLICIES

@@ -36,6 +36,7 @@ class BluffingSpec(GameSpec):
     }
     model_roles = arena_model_roles("interrogator")
     outcome_labels = OUTCOMES
+    outcome_names = {"win": "the interrogator judged the claim correctly", "lose": "the interrogator judged the claim wrongly", "no_verdict": "the interrogator gave no verdict", "CE": "a model call failed (chat error)"}
     mean_keys = arena.BELIEF_KEYS
     higher_is_better = {"win": True, "lose": False, "no_verdict": False, "CE": False, **arena.BELIEF_DIRECTIONS}
     scripted = POLICIES

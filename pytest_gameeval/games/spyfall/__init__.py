@@ -12,7 +12,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.spyfall.rules import SpyFallGame, new_game
 from pytest_gameeval.games.spyfall.scripted import POLICIES
-from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES
+from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES, vote_facts
 from pytest_gameeval.metrics import spyfall as metrics
 
 ORIENTATIONS = ("fwd", "rev")
@@ -67,6 +67,7 @@ class SpyFallSpec(GameSpec):
         "source": Option("all", "pairs from the paper, ours, or all", ("all", "paper", "ours")),
     }
     outcome_labels = OUTCOMES
+    outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("evaluated_win", "spy_living_round", "spy_votes_per_round", "rounds", "abstentions")
     higher_is_better = {"evaluated_win": True}
     scripted = POLICIES
@@ -91,6 +92,9 @@ class SpyFallSpec(GameSpec):
         evaluated = game.options["evaluated"]
         other = VILLAGER if evaluated == SPY else SPY
         return {name: EVALUATED if seat.role == evaluated else other for name, seat in game.seats.items()}
+
+    def key_facts(self, record: GameRecord) -> list[str]:
+        return vote_facts(record.outcome["details"])
 
     def score(self, record: GameRecord) -> dict[str, float]:
         return metrics.score(record)

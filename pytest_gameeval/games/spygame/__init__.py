@@ -14,7 +14,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.spyfall import pair_rows, select_pairs
 from pytest_gameeval.games.spygame.rules import SpyGameGame, new_game
 from pytest_gameeval.games.spygame.scripted import POLICIES
-from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES
+from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES, vote_facts
 from pytest_gameeval.metrics import spygame as metrics
 
 HOST_ROLE = "host"
@@ -54,6 +54,7 @@ class SpyGameSpec(GameSpec):
     # the default (guest=spy); seat_model_roles puts the evaluated model on the guest seat
     model_roles = {SPY: EVALUATED, VILLAGER: HOST_ROLE}
     outcome_labels = OUTCOMES
+    outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("guest_win", "guest_rounds", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS)
     higher_is_better = {"guest_win": True, "guest_rounds": True, "guest_voted": False, **{k: True for k in metrics.TOM_KEYS}}
     scripted = POLICIES
@@ -76,6 +77,9 @@ class SpyGameSpec(GameSpec):
     def seat_model_roles(self, game: Game) -> dict[str, str]:
         assert isinstance(game, SpyGameGame)
         return {name: EVALUATED if name == game.guest else HOST_ROLE for name in game.seats}
+
+    def key_facts(self, record: GameRecord) -> list[str]:
+        return vote_facts(record.outcome["details"])
 
     def score(self, record: GameRecord) -> dict[str, float]:
         return metrics.score(record)

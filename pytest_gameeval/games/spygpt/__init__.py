@@ -38,6 +38,7 @@ class SpyGPTSpec(GameSpec):
     }
     model_roles = {"describer": EVALUATED, "judge": "judge"}
     outcome_labels = OUTCOMES
+    outcome_names = {"judged": "described and judged", "no_description": "the describer gave no valid description"}
     mean_keys = tuple(f"{m}_{k}" for m in MODES for k in ("target", "distractor", "margin")) + (
         "unparsed_judgements", "description_words")
     higher_is_better = {

@@ -34,6 +34,7 @@ class TabooSpec(GameSpec):
     }
     model_roles = arena_model_roles("guesser")
     outcome_labels = ("win",) + OUTCOMES
+    outcome_names = {"guessed": "the guesser guessed the word", "survived": "the guesser never said the word and survived every round", "said_word": "the guesser said the word", "wrong_guess": "the guesser guessed a wrong word", "forfeit": "the guesser gave no valid reply (forfeit)", "CE": "a model call failed (chat error)"}
     mean_keys = arena.RANKED_KEYS
     higher_is_better = {"win": True, "guessed": True, "survived": True, "said_word": False, "wrong_guess": False,
                         "forfeit": False, "CE": False, **arena.RANKED_DIRECTIONS}

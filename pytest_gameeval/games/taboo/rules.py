@@ -89,7 +89,9 @@ class TabooGame(ArenaGame):
         self._clue_given = False
         guess, rest = split_guess(spoken)
         said = self.matcher.mentioned_in(rest)
-        self.judge(f"guess {guess!r}; word said outside a guess: {said}", guess=guess, said_word=said)
+        what = f"the guesser guessed \"{guess}\"" if guess is not None else "no guess this round"
+        self.judge(f"{what}; {'the word was said outside a guess' if said else 'the word was not said'}.",
+                   guess=guess, said_word=said)
         if guess is not None:
             right = guess_is_right(guess, self.word)
             self.host(f"{'Right' if right else 'Wrong'}: the word was {self.word}.")
