@@ -4,11 +4,13 @@ import random
 from collections import Counter
 
 import pytest
+
+from pytest_gameeval.engine.replies import Field
 from scipy import stats
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.games.voting import (
-    VoteStage, Ballot, ballot_parser, match_name, same_word, seat_names, votes_per_round, SpyWordGame,
+    VoteStage, Ballot, ballot_parser, vote_format, match_name, same_word, seat_names, votes_per_round, SpyWordGame,
 )
 from pytest_gameeval.games.spyfall import SPEC as SPYFALL
 from pytest_gameeval.games.spyfall.rules import SpyFallGame
@@ -37,7 +39,8 @@ def test_match_name(raw, expected):
 
 
 def parser(voter="Player 1", options=("Player 2", "Player 3"), alive=("Player 1", "Player 2", "Player 3"), required=()):
-    return ballot_parser(voter, list(options), list(alive), NAMES[:4], tuple(required))
+    reply = vote_format("vote", list(options), *(Field(r, f"<{r}>") for r in required))
+    return ballot_parser(voter, list(options), list(alive), NAMES[:4], reply)
 
 
 def test_valid_ballot_keeps_fields():

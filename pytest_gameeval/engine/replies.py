@@ -34,12 +34,15 @@ STRUCTURED_CHOICES = ("auto", "on", "off")
 @dataclass(frozen=True)
 class Field:
     name: str
-    hint: str  # the placeholder shown in the format line, e.g. "<your private reasoning>"
+    hint: Any  # shown in the format line: "<your private reasoning>", or an example object
     max_length: int | None = None
     enum: tuple[str, ...] | None = None
     required: bool = True
+    value_schema: dict[str, Any] | None = None  # a JSON object value (read as is): its schema
 
     def schema(self) -> dict[str, Any]:
+        if self.value_schema is not None:
+            return self.value_schema
         if self.enum is not None:
             return {"type": "string", "enum": list(self.enum)}
         out: dict[str, Any] = {"type": "string", "minLength": 1}
@@ -68,19 +71,22 @@ class ReplyFormat:
 
     # -- the request ---------------------------------------------------------------------
     def json_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": {f.name: f.schema() for f in self.fields},
-            "required": [f.name for f in self.fields if f.required],
-            "additionalProperties": False,
-        }
+        """Every field is required here, optional ones too: a constrained reply fills in all of them
+        (the reading still accepts a reply without an optional field)."""
+        return object_schema({f.name: f.schema() for f in self.fields})
 
     # -- the reply ------------------------------------------------------------------------
     def read(self, text: str) -> dict[str, str]:
-        """The required fields (stripped strings) and any other string fields of the last JSON
-        object in `text`; a missing object or field is a format error."""
+        """The fields (stripped strings; object values as they are) and any other string fields of
+        the last JSON object in `text`; a missing object or required field is a format error."""
         obj = last_json_object(text)
-        fields = require_fields(obj, *(f.name for f in self.fields if f.required))
+        strings = [f.name for f in self.fields if f.value_schema is None and (f.required or f.name in obj)]
+        fields: dict[str, Any] = require_fields(obj, *strings)
+        for f in self.fields:
+            if f.value_schema is not None and f.name in obj:
+                fields[f.name] = obj[f.name]
+            elif f.value_schema is not None and f.required:
+                raise ParseError(f"the JSON object lacks the field {f.name!r}")
         extra = {k: v.strip() for k, v in obj.items() if k not in fields and isinstance(v, str)}
         return {**extra, **fields}
 
@@ -98,6 +104,11 @@ class ReplyFormat:
 def text_reply(name: str, hint: str, max_length: int | None = None, enum: tuple[str, ...] | None = None) -> ReplyFormat:
     """A plain-text turn; under structured decoding the reply is {name: text}."""
     return ReplyFormat(name, (Field(name, hint, max_length, enum),), text=True)
+
+
+def object_schema(properties: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A JSON object with exactly these (required) properties."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
 def resolve_structured(choice: str, model_name: str) -> bool:

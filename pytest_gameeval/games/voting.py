@@ -30,7 +30,7 @@ from typing import Any
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import mentions, normalize, squash
-from pytest_gameeval.engine.parsing import last_json_object, require_fields
+from pytest_gameeval.engine.replies import Field, ReplyFormat
 
 SPY = "spy"
 VILLAGER = "villager"
@@ -85,12 +85,18 @@ class Ballot:
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-def ballot_parser(voter: str, options: list[str], alive: list[str], names: list[str], required: tuple[str, ...] = ()):
-    """parse(text) -> Ballot for one voter; format errors and rule violations as the engine wants."""
+def vote_format(name: str, options: list[str], *before: Field) -> ReplyFormat:
+    """A vote reply: the fields `before`, then "name", one of the voter's options."""
+    return ReplyFormat(name, (*before, Field("name", "<the player you vote for>", enum=tuple(options))))
+
+
+def ballot_parser(voter: str, options: list[str], alive: list[str], names: list[str], reply: ReplyFormat | None = None):
+    """parse(text) -> Ballot for one voter; format errors and rule violations as the engine wants.
+    `reply`: the vote's reply format (default: just the name)."""
+    reply = reply or vote_format("vote", options)
 
     def parse(text: str) -> Ballot:
-        obj = last_json_object(text)
-        fields = require_fields(obj, "name", *required)
+        fields = reply.read(text)
         choice = match_name(fields["name"], names)
         if choice is None:
             raise RuleViolation(f"there is no player called {fields['name'][:40]!r}; make a choice from {options}")
@@ -100,8 +106,7 @@ def ballot_parser(voter: str, options: list[str], alive: list[str], names: list[
             raise RuleViolation(f"{choice} is out of the game; make a choice from {options}")
         if choice not in options:
             raise RuleViolation(f"{choice} is not among the players you may vote for now; make a choice from {options}")
-        extra = {k: v for k, v in obj.items() if k != "name"}
-        return Ballot(choice, {**extra, **fields})
+        return Ballot(choice, fields)
 
     return parse
 
@@ -415,14 +420,6 @@ def same_word(a: str | None, b: str | None) -> bool:
         return mentions(a, b) or mentions(b, a)
     except ValueError:
         return False
-
-
-def cot_fields(text: str, required: tuple[str, ...]) -> dict[str, str]:
-    """A JSON reply's required string fields (other string fields kept): format errors otherwise."""
-    obj = last_json_object(text)
-    fields = require_fields(obj, *required)
-    extra = {k: v.strip() for k, v in obj.items() if k not in fields and isinstance(v, str)}
-    return {**extra, **fields}
 
 
 def no_own_word(text: str, word: str) -> None:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-DESCRIBE_FORMAT = (
-    'Reply with one JSON object: {"thought": "<your private reasoning>", "speak": "<your description>"}. '
-    "Only the speak field is heard by the other players; your thought stays private."
-)
-VOTE_FORMAT = (
-    'Reply with one JSON object: {"thought": "<your private reasoning>", "speak": "<why you vote this way>", '
-    '"name": "<the player you vote for>"}. The speak field and your vote are heard by everyone; '
-    "your thought stays private."
-)
+from pytest_gameeval.engine.replies import Field, ReplyFormat
+from pytest_gameeval.games.voting import vote_format
+
+THOUGHT = Field("thought", "<your private reasoning>", 100)
+DESCRIBE = ReplyFormat("spyfall_describe", (THOUGHT, Field("speak", "<your description>", 120)))
+DESCRIBE_FORMAT = DESCRIBE.format_line() + " Only the speak field is heard by the other players; your thought stays private."
+
+
+def vote(options: list[str]) -> ReplyFormat:
+    return vote_format("spyfall_vote", options, THOUGHT, Field("speak", "<why you vote this way>", 120))
+
+
+VOTE_FORMAT = (vote([]).format_line() + " The speak field and your vote are heard by everyone; "
+               "your thought stays private.")
 
 
 def system(name: str, names: list[str], word: str, end_players: int) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.spyfall import prompts
-from pytest_gameeval.games.voting import Ballot, SpyWordGame, VoteStage, ballot_parser, cot_fields, no_own_word
+from pytest_gameeval.games.voting import Ballot, SpyWordGame, VoteStage, ballot_parser, no_own_word
 
 
 class SpyFallGame(SpyWordGame):
@@ -29,15 +29,16 @@ class SpyFallGame(SpyWordGame):
         word = self.seats[seat].private["word"]
 
         def parse(text: str) -> dict[str, str]:
-            fields = cot_fields(text, ("speak",))
+            fields = prompts.DESCRIBE.read(text)
             fields["speak"] = plain_text(fields["speak"], max_chars=600)
             no_own_word(fields["speak"], word)
             return fields
 
-        return Turn(seat, "describe", prompts.describe_instruction(self.round), parse)
+        return Turn(seat, "describe", prompts.describe_instruction(self.round), parse, reply=prompts.DESCRIBE)
 
     def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
-        parse = ballot_parser(seat, options, self.alive, self.names, ("speak",))
+        reply = prompts.vote(options)
+        parse = ballot_parser(seat, options, self.alive, self.names, reply)
         word = self.seats[seat].private["word"]
 
         def parse_vote(text: str) -> Ballot:
@@ -46,7 +47,7 @@ class SpyFallGame(SpyWordGame):
             return ballot
 
         return Turn(seat, "vote", prompts.vote_instruction(options, stage.kind == "revote"), parse_vote,
-                    data={"options": options, "stage": stage.kind})
+                    data={"options": options, "stage": stage.kind}, reply=reply)
 
     def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
         return ballot.fields.get("speak") or None

@@ -3,7 +3,10 @@ keyword ever appears in its prompts."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
+
+from pytest_gameeval.engine.replies import Field, ReplyFormat, object_schema
+from pytest_gameeval.games.voting import vote_format
 
 
 def system(name: str, names: list[str], word: str, end_players: int, max_words: int) -> str:
@@ -23,44 +26,64 @@ def system(name: str, names: list[str], word: str, end_players: int, max_words: 
     )
 
 
-def describe_instruction(round_: int, max_words: int, word_guessing: bool) -> str:
+def describe_format(max_words: int, word_guessing: bool) -> ReplyFormat:
     limit = f"at most {max_words} words, " if max_words else ""
+    speak = Field("speak", f"<your description: {limit}without your keyword>", 8 * max_words if max_words else 150)
+    guess = Field("guess", "<the other keyword>", 40)
+    return ReplyFormat("spygame_describe", (guess, speak) if word_guessing else (speak,))
+
+
+def describe_instruction(round_: int, max_words: int, word_guessing: bool) -> str:
+    line = describe_format(max_words, word_guessing).format_line().removesuffix(".")
     if word_guessing:
         return (
             f"Round {round_}, your turn. First infer, from what has been said, the other keyword in play "
-            "(the one you do not have). Then describe your own keyword. Reply with one JSON object: "
-            f'{{"guess": "<the other keyword>", "speak": "<your description: {limit}without your keyword>"}}. '
+            f"(the one you do not have). Then describe your own keyword. {line}. "
             "Only the speak field is heard by the others."
         )
-    return (
-        f"Round {round_}, your turn: describe your keyword. Reply with one JSON object: "
-        f'{{"speak": "<your description: {limit}without your keyword>"}}. Only the speak field is heard by the others.'
-    )
+    return f"Round {round_}, your turn: describe your keyword. {line}. Only the speak field is heard by the others."
+
+
+def vote(options: list[str], reasoning: bool) -> ReplyFormat:
+    before = (Field("reasoning", "<your private reasoning>", 150),) if reasoning else ()
+    return vote_format("spygame_vote", options, *before)
 
 
 def vote_instruction(options: list[str], revote: bool, reasoning: bool) -> str:
     what = "This is a revote among the tied players. " if revote else ""
+    line = vote(options, reasoning).format_line().removesuffix(".")
     if reasoning:
         return (
             f"{what}First reason about every player's keyword and identity (spy or villager). Then vote for the "
-            f"player you think is the spy: make a choice from {options}. Reply with one JSON object: "
-            '{"reasoning": "<your private reasoning>", "name": "<the player you vote for>"}. Only your vote is announced.'
+            f"player you think is the spy: make a choice from {options}. {line}. Only your vote is announced."
         )
-    return (
-        f"{what}Vote for the player you think is the spy: make a choice from {options}. Reply with one JSON object: "
-        '{"name": "<the player you vote for>"}. Only your vote is announced.'
-    )
+    return f"{what}Vote for the player you think is the spy: make a choice from {options}. {line}. Only your vote is announced."
+
+
+_IDENTITIES = ("spy", "villager")
+
+
+def _beliefs(others: list[str], word_hint: str, identity_hint: str) -> Field:
+    """A field holding one {"word", "identity"} belief per other player."""
+    entry = object_schema({"word": {"type": "string", "maxLength": 30}, "identity": {"type": "string", "enum": list(_IDENTITIES)}})
+    hint = {p: {"word": word_hint, "identity": identity_hint} for p in others}
+    return Field("", hint, value_schema=object_schema({p: entry for p in others}))
+
+
+def tom_format(others: list[str], second_order: bool) -> ReplyFormat:
+    fields = [Field("self_identity", "spy or villager", enum=_IDENTITIES, required=False),
+              replace(_beliefs(others, "<their keyword>", "spy or villager"), name="players")]
+    if second_order:
+        fields.append(replace(_beliefs(others, "<the keyword they think you have>", "<the identity they think you have>"), name="they_think"))
+    return ReplyFormat("spygame_tom", tuple(fields))
 
 
 def tom_instruction(others: list[str], second_order: bool) -> str:
-    entry = {"word": "<their keyword>", "identity": "spy or villager"}
-    shape: dict = {"self_identity": "spy or villager", "players": {p: entry for p in others}}
     text = (
         "Before the vote, a private question from the host: nobody else sees it or your answer, and your answer "
         "does not change the game. Say whether you think you are the spy or a villager, and for every other "
         "player the keyword and identity you think they have."
     )
     if second_order:
-        shape["they_think"] = {p: {"word": "<the keyword they think you have>", "identity": "<the identity they think you have>"} for p in others}
         text += " Also say, for every other player, which keyword and identity they think YOU have."
-    return f"{text} Reply with one JSON object: {json.dumps(shape)}"
+    return f"{text} {tom_format(others, second_order).format_line().removesuffix('.')}"

@@ -17,10 +17,10 @@ from typing import Any
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.matching import squash
-from pytest_gameeval.engine.parsing import last_json_object
+from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.spygame import prompts
 from pytest_gameeval.games.voting import (
-    SPY, VILLAGER, SpyWordGame, VoteStage, ballot_parser, cot_fields, match_name, no_own_word,
+    SPY, VILLAGER, SpyWordGame, VoteStage, ballot_parser, match_name, no_own_word,
 )
 
 
@@ -68,9 +68,10 @@ class SpyGameGame(SpyWordGame):
         guessing = self.options["word_guessing"]
         max_words = self.options["max_words"]
         said_by_others = {squash(d["text"]) for d in self.descriptions if d["seat"] != seat and d["text"]}
+        reply = prompts.describe_format(max_words, guessing)
 
         def parse(text: str) -> dict[str, str]:
-            fields = cot_fields(text, ("guess", "speak") if guessing else ("speak",))
+            fields = reply.read(text)
             speak = fields["speak"]
             if not speak:
                 raise ParseError("the speak field is empty")
@@ -81,13 +82,13 @@ class SpyGameGame(SpyWordGame):
                 raise RuleViolation("another player already said exactly that; say something new")
             return fields
 
-        return Turn(seat, "describe", prompts.describe_instruction(self.round, max_words, guessing), parse)
+        return Turn(seat, "describe", prompts.describe_instruction(self.round, max_words, guessing), parse, reply=reply)
 
     def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
-        required = ("reasoning",) if self.options["reasoning"] else ()
-        parse = ballot_parser(seat, options, self.alive, self.names, required)
+        reply = prompts.vote(options, self.options["reasoning"])
+        parse = ballot_parser(seat, options, self.alive, self.names, reply)
         instruction = prompts.vote_instruction(options, stage.kind == "revote", self.options["reasoning"])
-        return Turn(seat, "vote", instruction, parse, data={"options": options, "stage": stage.kind})
+        return Turn(seat, "vote", instruction, parse, data={"options": options, "stage": stage.kind}, reply=reply)
 
     # -- theory-of-mind probe -----------------------------------------------------------------
     def pre_vote_turns(self) -> list[Turn]:
@@ -98,19 +99,17 @@ class SpyGameGame(SpyWordGame):
             others = [p for p in self.alive if p != seat]
             second = seat == self.guest
 
-            def parse(text: str, others: list[str] = others, second: bool = second) -> dict[str, Any]:
-                obj = last_json_object(text)
-                if "players" not in obj:
-                    raise ParseError('the JSON object lacks the field "players"')
+            reply = prompts.tom_format(others, second)
+
+            def parse(text: str, others: list[str] = others, second: bool = second, reply: ReplyFormat = reply) -> dict[str, Any]:
+                obj = reply.read(text)
                 answer = {"self_identity": read_identity(obj.get("self_identity")), "players": read_players(obj["players"], others)}
                 if second:
-                    if "they_think" not in obj:
-                        raise ParseError('the JSON object lacks the field "they_think"')
                     answer["they_think"] = read_players(obj["they_think"], others)
                 return answer
 
             turns.append(Turn(seat, "tom", prompts.tom_instruction(others, second), parse,
-                              data={"others": others, "second_order": second}, record_only=True))
+                              data={"others": others, "second_order": second}, record_only=True, reply=reply))
         return turns
 
     def on_pre_vote(self, turn: Turn, action: Any | None, failure: str | None) -> None:

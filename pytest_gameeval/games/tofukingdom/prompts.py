@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_gameeval.games.tofukingdom.roles import HIDDEN_ROLES, OBLIGATION, title
+from pytest_gameeval.engine.replies import Field, ReplyFormat
+from pytest_gameeval.games.tofukingdom.roles import HIDDEN_ROLES, OBLIGATION, QUESTIONS, title
 
 RULES = (
     "TofuKingdom is a deduction game. The Prince must find the Princess among {n} players, "
@@ -16,16 +17,39 @@ RULES = (
     "if he names anyone else, the Spy's camp wins."
 )
 
+THOUGHT = Field("thought", "<your private reasoning>", 100)
+
+
+def _question(names: list[str]) -> tuple[Field, Field]:
+    return (Field("question", "<kind>", enum=QUESTIONS),
+            Field("target", "<player>", enum=tuple(names), required=False))  # only identity_of needs it
+
+
+def ask(names: list[str]) -> ReplyFormat:
+    return ReplyFormat("tofukingdom_ask", (THOUGHT, *_question(names)))
+
+
+def extra(names: list[str]) -> ReplyFormat:
+    return ReplyFormat("tofukingdom_extra", (THOUGHT, Field("player", "<player>", enum=tuple(names)), *_question(names)))
+
+
+def answer(values: tuple[str, ...]) -> ReplyFormat:
+    """An answer: a player's name (who is the Princess?) or an identity; `values` lists the legal ones."""
+    return ReplyFormat("tofukingdom_answer", (THOUGHT, Field("answer", "<your answer>", enum=values)))
+
+
+def choose(names: list[str]) -> ReplyFormat:
+    return ReplyFormat("tofukingdom_choose", (THOUGHT, Field("princess", "<player>", enum=tuple(names))))
+
+
 ASK_FORMAT = (
-    'Reply with one JSON object: {"thought": "<your private reasoning>", "question": "<kind>", "target": "<player>"}, '
-    'where kind is "princess" (Who is the Princess?), "identity" (What is your identity?) or '
-    '"identity_of" (What is the identity of <target>?, about another player; only this kind needs "target"). '
-    "Only the question is heard by the others."
+    ask([]).format_line().removesuffix(".") + ', where kind is "princess" (Who is the Princess?), "identity" '
+    '(What is your identity?) or "identity_of" (What is the identity of <target>?, about another player; '
+    'only this kind needs "target"). Only the question is heard by the others.'
 )
 
 ANSWER_FORMAT = (
-    'Reply with one JSON object: {"thought": "<your private reasoning>", "answer": "<your answer>"}. '
-    "Answer a player's name (e.g. Player 2) when asked who the Princess is, and an identity "
+    answer(()).format_line() + " Answer a player's name (e.g. Player 2) when asked who the Princess is, and an identity "
     f"({', '.join(title(r) for r in HIDDEN_ROLES)}) otherwise. Only the answer is heard by the others."
 )
 
@@ -72,7 +96,7 @@ EXTRA_INSTRUCTION = (
 )
 
 CHOOSE_INSTRUCTION = (
-    'Name the player you believe is the Princess. Reply with one JSON object: {"thought": "<your private reasoning>", "princess": "<player>"}.'
+    "Name the player you believe is the Princess. " + choose([]).format_line()
 )
 
 

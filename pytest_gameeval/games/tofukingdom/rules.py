@@ -19,7 +19,6 @@ from typing import Any
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import squash
-from pytest_gameeval.engine.parsing import last_json_object, require_fields
 from pytest_gameeval.games.tofukingdom import prompts
 from pytest_gameeval.games.tofukingdom.roles import (
     CAMP_OF, HIDDEN_ROLES, LIE, OBLIGATION, PRINCE, QUESTIONS, TRUTH, question_text, title, true_answer,
@@ -90,18 +89,21 @@ class TofuKingdomGame(Game):
         if self.phase == "ask":
             addressee = self.queue[self.index]
             instruction = prompts.ask_instruction(addressee, self.index + 1, len(self.queue))
-            return [Turn(PRINCE_SEAT, "ask", instruction, lambda t: self._parse_question(t, addressee), data={"addressee": addressee})]
+            return [Turn(PRINCE_SEAT, "ask", instruction, lambda t: self._parse_question(t, addressee), data={"addressee": addressee},
+                         reply=prompts.ask(self.names))]
         if self.phase in ("answer", "extra_answer"):
             c = self.current
-            return [Turn(c["addressee"], self.phase, prompts.answer_instruction(c["text"]), self._parse_answer, data=dict(c))]
+            values = tuple(self.names) if c["kind"] == "princess" else tuple(title(r) for r in HIDDEN_ROLES)
+            return [Turn(c["addressee"], self.phase, prompts.answer_instruction(c["text"]), self._parse_answer, data=dict(c),
+                         reply=prompts.answer(values))]
         if self.phase == "extra":
-            return [Turn(PRINCE_SEAT, "extra", prompts.EXTRA_INSTRUCTION, self._parse_extra)]
-        return [Turn(PRINCE_SEAT, "choose", prompts.CHOOSE_INSTRUCTION, self._parse_choice)]
+            return [Turn(PRINCE_SEAT, "extra", prompts.EXTRA_INSTRUCTION, self._parse_extra, reply=prompts.extra(self.names))]
+        return [Turn(PRINCE_SEAT, "choose", prompts.CHOOSE_INSTRUCTION, self._parse_choice, reply=prompts.choose(self.names))]
 
     # -- parsing and validation ---------------------------------------------------------
     def _parse_question(self, text: str, addressee: str, obj: dict[str, Any] | None = None) -> dict[str, Any]:
-        obj = obj if obj is not None else last_json_object(text)
-        kind = require_fields(obj, "question")["question"].lower()
+        obj = obj if obj is not None else prompts.ask(self.names).read(text)
+        kind = obj["question"].lower()
         if kind not in QUESTIONS:
             raise ParseError(f'"question" must be one of {", ".join(QUESTIONS)}')
         target = None
@@ -116,9 +118,7 @@ class TofuKingdomGame(Game):
         return {"addressee": addressee, "kind": kind, "target": target, "text": question_text(kind, target)}
 
     def _parse_extra(self, text: str) -> dict[str, Any]:
-        obj = last_json_object(text)
-        if "player" not in obj:
-            raise ParseError('the extra question needs a "player" field naming the player you address')
+        obj = prompts.extra(self.names).read(text)
         addressee = read_name(obj["player"], self.names)
         if addressee is None:
             raise RuleViolation(f"the extra question must address one of {', '.join(self.names)}")
@@ -126,7 +126,7 @@ class TofuKingdomGame(Game):
 
     def _parse_answer(self, text: str) -> dict[str, Any]:
         c = self.current
-        raw = require_fields(last_json_object(text), "answer")["answer"]
+        raw = prompts.answer(()).read(text)["answer"]
         if c["kind"] == "princess":
             value = read_name(raw, self.names)
             if value is None:
@@ -145,9 +145,7 @@ class TofuKingdomGame(Game):
         return {"value": value, "truthful": value == truth}
 
     def _parse_choice(self, text: str) -> str:
-        obj = last_json_object(text)
-        if "princess" not in obj:
-            raise ParseError('the JSON object lacks the field "princess"')
+        obj = prompts.choose(self.names).read(text)
         chosen = read_name(obj["princess"], self.names)
         if chosen is None:
             raise RuleViolation(f"name one of {', '.join(self.names)}")
