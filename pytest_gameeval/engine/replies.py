@@ -39,13 +39,14 @@ class Field:
     enum: tuple[str, ...] | None = None
     required: bool = True
     value_schema: dict[str, Any] | None = None  # a JSON object value (read as is): its schema
+    min_length: int = 1
 
     def schema(self) -> dict[str, Any]:
         if self.value_schema is not None:
             return self.value_schema
         if self.enum is not None:
             return {"type": "string", "enum": list(self.enum)}
-        out: dict[str, Any] = {"type": "string", "minLength": 1}
+        out: dict[str, Any] = {"type": "string", "minLength": self.min_length}
         if self.max_length is not None:
             out["maxLength"] = self.max_length
         return out

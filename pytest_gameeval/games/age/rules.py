@@ -134,7 +134,7 @@ class AgeGame(Game):
         seat = self.order[self._next]
         done = self.fcg[seat] is not None
         return [Turn(seat, "describe_guess", prompts.turn_instruction(self.round, self.max_rounds, done, self.cot),
-                     lambda text, seat=seat: self._parse(seat, text))]
+                     lambda text, seat=seat: self._parse(seat, text), reply=prompts.reply_format(self.cot, done))]
 
     def _parse(self, seat: str, text: str) -> dict[str, str]:
         reply = read_reply(text, self.cot)

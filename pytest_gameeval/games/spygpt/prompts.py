@@ -3,14 +3,22 @@ assess the intelligence of large language models", the SpyGPT description task).
 
 from __future__ import annotations
 
+from pytest_gameeval.engine.replies import Field, ReplyFormat, text_reply
+
 from pytest_gameeval.engine.views import quote
 
 WORD_LIMITS = {"aggressive": 100, "conservative": 10}
 
-DESCRIBE_FORMAT = (
-    'Reply with one JSON object: {"thought": "<your private reasoning>", "description": "<your description>"}. '
-    "Only the description is passed on."
-)
+
+
+def describe(mode: str) -> ReplyFormat:
+    # about 5 characters a word: a capped description keeps under the mode's word limit
+    return ReplyFormat("spygpt_describe", (Field("thought", "<your private reasoning>", 100),
+                                           Field("description", "<your description>", 5 * WORD_LIMITS[mode])))
+
+
+DESCRIBE_FORMAT = describe("conservative").format_line() + " Only the description is passed on."
+SCORE = text_reply("score", "<1 to 5>", enum=("1", "2", "3", "4", "5"))
 
 
 def describer_system(target: str, mode: str) -> str:

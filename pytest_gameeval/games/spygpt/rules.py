@@ -24,7 +24,7 @@ from typing import Any
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher
-from pytest_gameeval.engine.parsing import json_objects, parse_cot
+from pytest_gameeval.engine.parsing import json_objects
 from pytest_gameeval.games.spygpt import prompts
 from pytest_gameeval.games.spygpt.prompts import WORD_LIMITS
 
@@ -88,15 +88,15 @@ class SpyGPTGame(Game):
 
     def pending(self) -> list[Turn]:
         if self.description is None:
-            return [Turn(DESCRIBER, "describe", prompts.DESCRIBE_INSTRUCTION, self._parse_description)]
+            return [Turn(DESCRIBER, "describe", prompts.DESCRIBE_INSTRUCTION, self._parse_description, reply=prompts.describe(self.mode))]
         return [
             Turn(seat, "rate", prompts.judge_instruction(self.description, word), parse_score,
-                 data={"word": word, "description": self.description})
+                 data={"word": word, "description": self.description}, reply=prompts.SCORE)
             for seat, word in self.judges.items() if seat not in self.scores
         ]
 
     def _parse_description(self, text: str) -> str:
-        description = parse_cot(text, "thought", "description")["description"]
+        description = prompts.describe(self.mode).read(text)["description"]
         if not description:
             raise RuleViolation("the description is empty")
         limit = WORD_LIMITS[self.mode]
