@@ -125,3 +125,41 @@ def test_scripted_provider_answers_a_structured_request_in_shape(tmp_path):
     assert replies and all(json.loads(e["text"]) and e["data"]["structured"] for e in replies)
     assert sum(n for seat in record["failures"].values() for n in seat.values()) == 0
     assert log.samples[0].scores and next(iter(log.samples[0].scores.values())).metadata["structured"] == "on"
+
+
+class _Checking:
+    """Wraps a scripted player: records every turn's reply format, answers as the policy would,
+    wrapped in the format's one field for plain-text turns (as a constrained model would)."""
+
+    structured = True
+
+    def __init__(self, inner, seen):
+        self.inner, self.seen, self.label = inner, seen, inner.label
+
+    async def act(self, ctx):
+        self.seen.append(ctx.turn)
+        reply = await self.inner.act(ctx)
+        if ctx.turn.reply is not None and ctx.turn.reply.text:
+            reply.text = json.dumps({ctx.turn.reply.fields[0].name: reply.text})
+        return reply
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_turn_of_every_game_declares_its_reply_format(game):
+    from pytest_gameeval.play import scripted_binder
+
+    spec = get_spec(game)
+    options = spec.parse_options({"retrospective": True} if "retrospective" in spec.all_options() else {})
+    seen: list = []
+    bind = scripted_binder(spec, {"*": "random"})
+    for row in spec.select_rows(options)[:2]:
+        record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: _Checking(bind(seat, role), seen)))
+        assert record.structured == "on"
+        # the scripted players' plain text, carried in the schema's field, reads as before: no new format error
+        assert record.failure_totals().get("format", 0) == 0
+    assert seen and all(t.reply is not None for t in seen), {t.action for t in seen if t.reply is None}
+    for turn in seen:
+        schema = turn.reply.json_schema()
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        for prop in schema["properties"].values():  # every string is bounded: no rambling to max_tokens
+            assert prop.get("enum") or prop.get("maxLength") or prop.get("type") == "object"

@@ -26,6 +26,7 @@ from typing import Any, Callable
 from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import normalize
+from pytest_gameeval.engine.replies import ReplyFormat, text_reply
 from pytest_gameeval.engine.spec import EVALUATED, Option
 
 RETRO = "retrospective"  # action (and data.probe value) of the evaluated seat's belief probe
@@ -92,6 +93,10 @@ def parse_ranked_list(text: str, min_items: int = MIN_LIST, max_items: int = MAX
     return {"items": items[:max_items], "truncated": len(items) > max_items}
 
 
+# a retrospective list under structured decoding: the list's text in one field
+RANKED_LIST = text_reply("candidates", "<1. most likely item, 2. next item, ...>", 300)
+
+
 def ranked_list_instruction(what: str) -> str:
     return (
         "Retrospective check, outside the game: this question and your answer are not shown to the "
@@ -144,6 +149,8 @@ class ArenaGame(Game):
         """The probe's result; raise ParseError if unreadable (recorded, never re-prompted)."""
         raise NotImplementedError
 
+    probe_reply: ReplyFormat = RANKED_LIST  # the probe's reply format (structured decoding)
+
     def classified(self, turn: Turn, result: dict[str, Any]) -> None:
         """Hook for record-only judge turns (CLASSIFY)."""
 
@@ -154,15 +161,18 @@ class ArenaGame(Game):
         else:
             self.after_round()
 
-    def queue_record_only(self, seat: str, action: str, instruction: str, parse: Callable[[str], dict[str, Any]], **data: Any) -> None:
+    def queue_record_only(self, seat: str, action: str, instruction: str, parse: Callable[[str], dict[str, Any]],
+                          reply: ReplyFormat, **data: Any) -> None:
         """Ask `seat` a record-only question before the next move (hidden afterwards)."""
-        self._extra.append(Turn(seat, action, instruction, _never_raises(parse), retries=0, data=dict(data), record_only=True))
+        self._extra.append(Turn(seat, action, instruction, _never_raises(parse), retries=0, data=dict(data),
+                                record_only=True, reply=reply))
 
     def pending(self) -> list[Turn]:
         if self._extra:
             return [self._extra[0]]
         if self._probe_due:
-            return [Turn(self.evaluated_seat, RETRO, self.probe_instruction(), _never_raises(self.parse_probe), retries=0, record_only=True)]
+            return [Turn(self.evaluated_seat, RETRO, self.probe_instruction(), _never_raises(self.parse_probe), retries=0,
+                         record_only=True, reply=self.probe_reply)]
         return self.pending_move()
 
     def apply(self, turn: Turn, text: str, action: Any) -> None:

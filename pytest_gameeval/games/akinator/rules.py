@@ -93,8 +93,9 @@ class AkinatorGame(ArenaGame):
 
     def pending_move(self) -> list[Turn]:
         if self._question is not None:
-            return [Turn(USER, "answer", None, read_answer)]
-        return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_questions), lambda t: plain_text(t, max_chars=1000))]
+            return [Turn(USER, "answer", None, read_answer, reply=prompts.ANSWER)]
+        return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_questions), lambda t: plain_text(t, max_chars=1000),
+                     reply=prompts.QUESTION)]
 
     def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
         if turn.action == "answer":
@@ -123,7 +124,7 @@ class AkinatorGame(ArenaGame):
         if self.retrospective and self._last_list and self._list_round == self.round - 1:
             self.queue_record_only(
                 USER, CLASSIFY, prompts.classify_instruction(question, self._last_list),
-                lambda t, n=len(self._last_list): read_classification(t, n),
+                lambda t, n=len(self._last_list): read_classification(t, n), prompts.CLASSIFICATION,
                 question=question, candidates=list(self._last_list),
             )
 

@@ -1,8 +1,17 @@
 """Bluffing prompts (ours). Three system prompts for the interrogator; one is drawn per game."""
 
+from pytest_gameeval.engine.replies import text_reply
+
 INTERROGATOR = "Interrogator"
 VERDICT_FORM = "I believe your statement is: True|False"
 LEVEL_NAMES = ("True", "Possibly true", "Unknown", "Possibly false", "False")
+VERDICTS = ("I believe your statement is: True", "I believe your statement is: False")
+
+# plain-text replies; under structured decoding each is one JSON field
+MOVE = text_reply("move", "<your question, or your verdict>", 150)
+ANSWER = text_reply("answer", "<your answer>", 150)
+VERDICT = text_reply("verdict", "<your verdict>", enum=VERDICTS)
+LEVEL = text_reply("level", "<your judgement>", enum=LEVEL_NAMES)
 
 
 def interrogator_variants(max_questions: int) -> tuple[str, ...]:

@@ -82,10 +82,11 @@ class BluffingGame(ArenaGame):
 
     def pending_move(self) -> list[Turn]:
         if self._verdict_due:
-            return [Turn(INTERROGATOR, "verdict", prompts.VERDICT_INSTRUCTION, lambda t: {"verdict": require_verdict(t), "text": t.strip()})]
+            return [Turn(INTERROGATOR, "verdict", prompts.VERDICT_INSTRUCTION, lambda t: {"verdict": require_verdict(t), "text": t.strip()},
+                         reply=prompts.VERDICT)]
         if self._question is not None:
-            return [Turn(USER, "answer", None, lambda t: plain_text(t, max_chars=1000))]
-        return [Turn(INTERROGATOR, "ask", prompts.ask_instruction(self.round, self.max_questions), self.read_move)]
+            return [Turn(USER, "answer", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.ANSWER)]
+        return [Turn(INTERROGATOR, "ask", prompts.ask_instruction(self.round, self.max_questions), self.read_move, reply=prompts.MOVE)]
 
     def apply_move(self, turn: Turn, text: str, move: Any) -> None:
         if turn.action == "answer":
@@ -124,6 +125,8 @@ class BluffingGame(ArenaGame):
         if self.round >= self.max_questions:
             self._verdict_due = True
         self.round += 1
+
+    probe_reply = prompts.LEVEL
 
     def probe_instruction(self) -> str:
         return prompts.PROBE_INSTRUCTION

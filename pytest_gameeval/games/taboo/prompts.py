@@ -1,8 +1,14 @@
 """Taboo prompts (ours). Three system prompts for the guesser; one is drawn per game."""
 
+from pytest_gameeval.engine.replies import text_reply
+
 GUESSER = "Guesser"
 GUESS_FORM = "My guess of the word is: X"
 MAX_CLUE = 140
+
+# plain-text replies; under structured decoding each is one JSON field
+CLUE = text_reply("message", "<your message>", MAX_CLUE)
+REPLY = text_reply("reply", f"<your reply, or: {GUESS_FORM}>", 150)
 
 
 def guesser_variants(max_rounds: int) -> tuple[str, ...]:

@@ -77,8 +77,8 @@ class TabooGame(ArenaGame):
 
     def pending_move(self) -> list[Turn]:
         if not self._clue_given:
-            return [Turn(USER, "clue", prompts.clue_instruction(self.round, self.max_rounds), self.read_clue)]
-        return [Turn(GUESSER, "reply", None, lambda t: plain_text(t, max_chars=1000))]
+            return [Turn(USER, "clue", prompts.clue_instruction(self.round, self.max_rounds), self.read_clue, reply=prompts.CLUE)]
+        return [Turn(GUESSER, "reply", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.REPLY)]
 
     def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
         if turn.action == "clue":
