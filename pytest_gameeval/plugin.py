@@ -48,6 +48,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-limit", "gameeval_limit", "string", "0", "play only the first N rows of each game (0: all)"),
     ("--gameeval-seed", "gameeval_seed", "string", "0", "base seed of every game"),
     ("--gameeval-option", "gameeval_options", "linelist", [], "game option [GAME.]NAME=VALUE, as the inspect task arguments (repeatable)"),
+    ("--gameeval-data", "gameeval_data", "linelist", [], "GAME=FILE: your own data file for a game, like -T data=FILE (repeatable; relative to the current directory, in the ini file to the rootdir)"),
     ("--gameeval-report", "gameeval_report", "string", DEFAULT_REPORT, "report JSON path (relative to the rootdir); records go beside it"),
     ("--gameeval-baseline", "gameeval_baseline", "string", "", "baseline report: gate this run against it"),
     ("--gameeval-concurrency", "gameeval_concurrency", "string", "32", "games in flight per process"),
@@ -94,6 +95,18 @@ def _number(config: pytest.Config, name: str, kind: type, low: float) -> Any:
     return value
 
 
+def _data_overrides(config: pytest.Config) -> list[tuple[str, str]]:
+    """--gameeval-data GAME=FILE as the game option GAME.data=<absolute path>."""
+    given = config.getoption("gameeval_data", None)
+    base = config.invocation_params.dir if given is not None else config.rootpath
+    out = []
+    for game, file in parse_pairs(list(given if given is not None else config.getini("gameeval_data") or []), "--gameeval-data"):
+        if game not in GAMES:
+            raise GameEvalError(f"--gameeval-data {game}={file}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+        out.append((f"{game}.data", str(base / Path(file).expanduser())))
+    return out
+
+
 def settings_from_config(config: pytest.Config) -> Settings:
     games = [g.strip() for g in str(_value(config, "gameeval_games") or "").split(",") if g.strip()]
     alpha = _number(config, "gameeval_gate_alpha", float, 0.0)
@@ -108,7 +121,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         trials=_number(config, "gameeval_trials", int, 1),
         limit=_number(config, "gameeval_limit", int, 0),
         seed=_number(config, "gameeval_seed", int, 0),
-        option_overrides=parse_pairs(list(_value(config, "gameeval_options") or []), "--gameeval-option"),
+        option_overrides=parse_pairs(list(_value(config, "gameeval_options") or []), "--gameeval-option") + _data_overrides(config),
         concurrency=_number(config, "gameeval_concurrency", int, 1),
         shard_size=_number(config, "gameeval_shard_size", int, 0),
         max_connections=_number(config, "gameeval_max_connections", int, 0),
@@ -130,6 +143,7 @@ class GameEvalState:
         self.config = config
         self.settings = settings
         self.plans: dict[str, Any] = {}  # game -> pytest_runner.GamePlan
+        self.broken: dict[str, str] = {}  # game -> why its cases cannot be made (its data): one line
         self.baseline: dict[str, Any] | None = None
         self.baseline_path: Path | None = None
         self._runner: Any = None
@@ -162,7 +176,10 @@ class GameEvalState:
         from pytest_gameeval.pytest_runner import plan_game, selected_specs
 
         for spec in selected_specs(self.settings):
-            self.plans[spec.name] = plan_game(spec, self.settings)
+            try:
+                self.plans[spec.name] = plan_game(spec, self.settings)
+            except GameEvalError as e:  # a data problem fails this game's item, not the session
+                self.broken[spec.name] = str(e)
 
     def gated_games(self) -> set[str]:
         from pytest_gameeval.pytest_runner import make_gate
@@ -182,6 +199,7 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = settings_from_config(config)
         state = GameEvalState(config, settings)
         config.stash[STATE] = state
+        _check_usage(state)
         if settings.model:
             _prepare(state)
     except GameEvalError as e:
@@ -190,21 +208,39 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(state), "gameeval-xdist")
 
 
-def _prepare(state: GameEvalState) -> None:
-    """With a model: every input checked now, so bad input is one line before anything runs."""
-    from pytest_gameeval.pytest_runner import make_gate, selected_specs
-    from pytest_gameeval.report import incomparable, read_report
+def _check_usage(state: GameEvalState) -> None:
+    """With or without a model: a typo in a gameeval option (game, option name or value, role,
+    scripted strength) is one usage error line at start. Game modules load only when gameeval
+    options were given, so a plain run of the user's suite stays light."""
+    from pytest_gameeval.games.registry import check_scripted_model, get_spec
 
     settings = state.settings
     unknown = [g for g in settings.games if g not in GAMES]
     if unknown:
         raise GameEvalError(f"--gameeval-games: unknown game(s) {', '.join(unknown)}; known games: {', '.join(sorted(GAMES))}")
-    specs = selected_specs(settings)
+    if not (settings.model or settings.option_overrides or settings.roles):
+        return
+    specs = [get_spec(name) for name in settings.games or GAMES]
     settings.check_overrides(specs)
+    for spec in specs:
+        settings.game_options(spec)  # option values: types and choices
     used_roles = set().union(*(s.bindable_roles() for s in specs))
-    for role in settings.roles:
+    for role, model in settings.roles.items():
         if role not in used_roles:
             raise GameEvalError(f"--gameeval-role {role}: no selected game has this model role; roles: {', '.join(sorted(used_roles))}")
+        for one in model.split(","):
+            check_scripted_model(one.strip())
+    if settings.model:
+        check_scripted_model(settings.model)
+
+
+def _prepare(state: GameEvalState) -> None:
+    """With a model: every input checked now, so bad input is one line before anything runs;
+    a game whose data cannot be read fails its own item instead (state.broken)."""
+    from pytest_gameeval.pytest_runner import make_gate
+    from pytest_gameeval.report import incomparable, read_report
+
+    settings = state.settings
     state.make_plans()
     for plan in state.plans.values():  # gate metrics must name real scores, baseline or not
         make_gate(plan.spec, settings, 1)
@@ -280,13 +316,16 @@ class GameCaseError(Exception):
 
 
 class GameCaseItem(pytest.Item):
-    def __init__(self, *, case: Any = None, placeholder: str | None = None, **kwargs: Any):
+    def __init__(self, *, case: Any = None, placeholder: str | None = None, broken: str | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.case = case
         self.placeholder = placeholder
+        self.broken = broken  # why this game's cases could not be made (e.g. its data file)
 
     def runtest(self) -> None:
         state = self.config.stash[STATE]
+        if self.broken is not None:
+            raise GameEvalError(self.broken)
         if self.case is None:
             pytest.skip(self.placeholder or NO_MODEL_REASON)
         result = state_result(state, self)
@@ -308,6 +347,8 @@ class GameCaseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GameCaseError):
             return f"harness error while playing {self.name}:\n{excinfo.value}"
+        if isinstance(excinfo.value, GameEvalError):
+            return f"gameeval: {excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
@@ -339,6 +380,10 @@ def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pyte
             item.add_marker(pytest.mark.skip(reason=NO_MODEL_REASON))
             items.append(item)
         return
+    for name, reason in state.broken.items():
+        item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", broken=reason)
+        item.add_marker(pytest.mark.gameeval)
+        items.append(item)
     for name, plan in state.plans.items():
         for case in plan.cases:
             item = GameCaseItem.from_parent(parent, name=case.name, case=case)
@@ -392,14 +437,19 @@ def gameeval_play(pytestconfig: pytest.Config) -> Any:
         roles = dict(roles or {})
         if EVALUATED not in roles and not state.settings.model:
             pytest.skip(NO_MODEL_REASON)
-        spec = get_spec(game)
-        opts = spec.parse_options({"seed": state.settings.seed, **(options or {})})
-        rows = spec.rows(opts)
-        chosen = rows[0] if row is None else next((r for r in rows if r.id == row), None)
-        if chosen is None:
-            raise GameEvalError(f"{game}: no row {row!r}")
+        try:  # bad arguments or data: one line, not a traceback into our code
+            spec = get_spec(game)
+            opts = spec.parse_options({"seed": state.settings.seed, **(options or {})})
+            rows = spec.rows(opts)
+            chosen = rows[0] if row is None else next((r for r in rows if r.id == row), None)
+            if chosen is None:
+                raise GameEvalError(f"{game}: no row {row!r}")
+        except GameEvalError as e:
+            pytest.fail(f"gameeval: {e}", pytrace=False)
         case = Case(game, chosen, trial, opts, spec.case_id(chosen, opts, trial), 0)
         result = state.runner.play_now(case, roles)
+        if result.status == "not played":  # a seat has no model (no --gameeval-model)
+            pytest.skip(result.reason or NO_MODEL_REASON)
         if result.status != "played" or result.record is None:
             raise GameCaseError(result.error)
         return result.record

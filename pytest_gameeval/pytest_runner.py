@@ -20,6 +20,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
 from pytest_gameeval.engine.errors import GameEvalError
@@ -34,6 +35,13 @@ from pytest_gameeval.players.model import ModelPlayer
 from pytest_gameeval.roles import lookup_role
 from pytest_gameeval.pytest_settings import NODE_PREFIX, Settings
 from pytest_gameeval.report import SAMPLING_OPTIONS, metric_values
+
+
+NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
+
+
+class NoModelError(GameEvalError):
+    """A seat has no model: the case is not played (the fixture skips), it is not a harness error."""
 
 
 # -- cases and shards ---------------------------------------------------------------------------
@@ -167,6 +175,8 @@ class ModelPool:
             try:
                 config = GenerateConfig(max_connections=self.settings.max_connections) if self.settings.max_connections else None
                 self.models[model] = get_model(model, config=config, **self.settings.model_args)
+            except PrerequisiteError as e:  # ours and inspect's one-line errors say it all
+                raise GameEvalError(str(e).removeprefix("gameeval: ")) from None
             except Exception as e:  # an unknown provider or bad argument: the user's input
                 raise GameEvalError(f"cannot load model {model!r}: {type(e).__name__}: {e}".splitlines()[0]) from None
         return self.models[model]
@@ -192,14 +202,15 @@ class ModelPool:
             if choice is not None and not isinstance(choice, str):
                 return choice  # a Player object given by a user's test
             if choice is None:
-                choice = overrides.get(EVALUATED, settings.model)
+                # an unbound role is played by --gameeval-model (else by a model string the test
+                # gave for the evaluated seat), never by a test's own Player for another seat
+                evaluated = overrides.get(EVALUATED)
+                choice = settings.model or (evaluated if isinstance(evaluated, str) else None)
                 if choice is None:
-                    raise GameEvalError("no model to play the evaluated seats: give --gameeval-model")
-                if role != EVALUATED and not isinstance(choice, str):
-                    return choice
+                    raise NoModelError(NO_MODEL_FOR_ROLE.format(role=role))
                 if role != EVALUATED:
                     note = (f"model role '{role}' is not bound (--gameeval-role {role}=...): "
-                            f"played by the evaluated model {choice} (self-play)")
+                            f"played by {choice}" + (" (self-play)" if evaluated in (None, choice) else ""))
                     if note not in notes:
                         notes.append(note)
             model = self.get(choice)
@@ -280,6 +291,8 @@ class Runner:
                 spec = get_spec(case.game)
                 record = await play_case(spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes)
                 scores = spec.score(record)
+            except NoModelError as e:
+                return CaseResult(case, "not played", reason=str(e))
             except Exception:  # a harness or rules bug: the case fails with the traceback
                 return CaseResult(case, "error", error=traceback.format_exc(), seconds=time.perf_counter() - start)
             if self.journal is not None and not overrides:

@@ -210,7 +210,8 @@ def read_report(path: str | Path) -> dict[str, Any]:
 
 
 def rule_options(game: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in game["options"].items() if k not in SAMPLING_OPTIONS + EFFECT_OPTIONS}
+    # a user's data file is compared by the dataset digest, not by where it lies
+    return {k: v for k, v in game["options"].items() if k not in SAMPLING_OPTIONS + EFFECT_OPTIONS and k != "data"}
 
 
 def decoding(game: dict[str, Any]) -> str:

@@ -84,7 +84,8 @@ def test_k_selects_cases_and_the_fixture_plays_a_game(pytester):
 
 def test_a_harness_error_fails_the_case_with_its_traceback(pytester):
     result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", ORACLE, "--gameeval-limit", "2",
-                                          "--gameeval-role", "answerer=gameeval/scripted/nosuchstrength", "-p", "no:cacheprovider")
+                                          # a strength of Akinator's questioner only: no policy for Ask-Guess's answerer
+                                          "--gameeval-role", "answerer=gameeval/scripted/halving", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*harness error while playing askguess[[]hard-apple-t0[]]*", "*EngineError*no policy*"])
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
@@ -95,6 +96,7 @@ def test_a_harness_error_fails_the_case_with_its_traceback(pytester):
     (["--gameeval-option", "askguess.nosuch=1"], "no selected game has an option 'nosuch'"),
     (["--gameeval-option", "max_rounds=many"], "max_rounds='many' must be of type int"),
     (["--gameeval-role", "judge=x/y"], "no selected game has this model role"),
+    (["--gameeval-role", "answerer=gameeval/scripted/orakle"], "gameeval/scripted/STRENGTH takes one of"),
     (["--gameeval-trials", "0"], "must be at least 1"),
     (["--gameeval-gate-metric", "askguess.nosuch=higher"], "not a score of askguess"),
     (["--gameeval-baseline", "missing.json"], "cannot read report"),

@@ -24,6 +24,13 @@ def datasets_dir() -> Path:
     return shipped
 
 
+def data_path(options: dict[str, Any], shipped: str) -> Path:
+    """A game's data file: the user's own (`-T data=FILE`, relative to the working directory)
+    if given, else the shipped `shipped` (e.g. "spyfall/pairs.jsonl")."""
+    given = options.get("data")
+    return Path(given).expanduser() if given else datasets_dir() / shipped
+
+
 def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]], unique: str | None = None) -> list[dict[str, Any]]:
     """Rows of a JSON Lines file, each checked for the `required` keys and their types, and, with
     `unique`, that no two rows share that key's value."""

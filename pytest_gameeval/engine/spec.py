@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
+from pytest_gameeval.engine.data import data_path
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
@@ -88,6 +90,9 @@ class GameSpec:
     name: str = ""
     title: str = ""
     options: dict[str, Option] = {}
+    # the shipped data file under pytest_gameeval/datasets/ ("spyfall/pairs.jsonl"); a game that
+    # has one also takes `data=FILE` (the user's own rows in the same format)
+    data_file: str = ""
     # model role bound to each game role; EVALUATED is the model under evaluation
     model_roles: dict[str, str] = {}
     outcome_labels: tuple[str, ...] = ()  # one-hot rates in every score
@@ -125,7 +130,11 @@ class GameSpec:
 
     # -- options -----------------------------------------------------------------
     def all_options(self) -> dict[str, Option]:
-        return {**COMMON_OPTIONS, **self.options}
+        data = {"data": Option(None, f"your own data file (JSON Lines, the format of {self.data_file}) instead of ours", kind=str)}
+        return {**COMMON_OPTIONS, **self.options, **(data if self.data_file else {})}
+
+    def data_path(self, options: dict[str, Any]) -> Path:
+        return data_path(options, self.data_file)
 
     def parse_options(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
         known = self.all_options()

@@ -28,3 +28,15 @@ def get_spec(name: str) -> GameSpec:
 
 def all_specs() -> list[GameSpec]:
     return [get_spec(name) for name in GAMES]
+
+
+def scripted_strengths() -> list[str]:
+    """Every STRENGTH of `gameeval/scripted/STRENGTH` (some games have only some of them)."""
+    return sorted({s for spec in all_specs() for s in spec.scripted})
+
+
+def check_scripted_model(model: str) -> None:
+    """`gameeval/scripted/STRENGTH` must name a known strength (a typo is an error up front)."""
+    prefix = "gameeval/scripted/"
+    if model.startswith(prefix) and model[len(prefix):] not in scripted_strengths():
+        raise GameEvalError(f"unknown model {model!r}: gameeval/scripted/STRENGTH takes one of {', '.join(scripted_strengths())}")

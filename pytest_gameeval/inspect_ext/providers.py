@@ -28,7 +28,9 @@ class GameEvalModelAPI(ModelAPI):
             from pytest_gameeval.inspect_ext.scripted_model import ScriptedModelAPI
 
             return ScriptedModelAPI(model_name, *args, **kwargs)
-        raise ValueError(f"unknown gameeval model {model_name!r}: use gameeval/local or gameeval/scripted[/STRENGTH]")
+        from pytest_gameeval.inspect_ext.cli_errors import one_line_error
+
+        raise one_line_error(f"gameeval: unknown model gameeval/{model_name}: use gameeval/local, gameeval/scripted or gameeval/scripted/STRENGTH")
 
 
 @modelapi(name="gameeval")

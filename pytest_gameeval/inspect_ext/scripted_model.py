@@ -26,9 +26,10 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema
 from tenacity.wait import wait_fixed
 
-from pytest_gameeval.engine.errors import EngineError
+from pytest_gameeval.engine.errors import EngineError, GameEvalError
 from pytest_gameeval.engine.rng import derive_seed
-from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.games.registry import check_scripted_model, get_spec
+from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 from pytest_gameeval.players.base import current_turn
 
 
@@ -68,14 +69,21 @@ class ScriptedModelAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         self.strength = model_name.split("/", 1)[1] if "/" in model_name else "random"
-        self.latency = float(latency)
-        self.seed = int(seed)
-        self.connections = int(connections)
-        self.fault_rate = float(fault_rate)
+        try:  # a typo: one line now, not a failed call in every game
+            check_scripted_model(f"gameeval/{model_name}")
+        except GameEvalError as e:
+            raise one_line_error(f"gameeval: {e}") from None
+        try:
+            self.latency = float(latency)
+            self.seed = int(seed)
+            self.connections = int(connections)
+            self.fault_rate = float(fault_rate)
+        except ValueError as e:
+            raise one_line_error(f"gameeval/scripted: bad model argument ({e})") from None
         self.faults = [f.strip() for f in str(faults).split(",") if f.strip()]
         unknown = set(self.faults) - set(FAULT_KINDS)
         if unknown or not 0.0 <= self.fault_rate <= 1.0:
-            raise ValueError(f"gameeval/scripted: faults must be among {', '.join(FAULT_KINDS)} and 0 <= fault_rate <= 1")
+            raise one_line_error(f"gameeval/scripted: faults must be among {', '.join(FAULT_KINDS)} and 0 <= fault_rate <= 1")
         self.fault_rng = random.Random(self.seed)
         self.injected: dict[str, int] = {kind: 0 for kind in FAULT_KINDS}
 

@@ -2,25 +2,40 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric
 from pytest_gameeval.inspect_ext.solver import play_game
 
 
+def _user_path(given: str) -> str:
+    """A data file named on the command line, as an absolute path. inspect runs a task file in
+    that file's directory, so a relative path not found there is taken from the user's shell
+    directory ($PWD)."""
+    path = Path(given).expanduser()
+    shell_dir = os.environ.get("PWD")
+    if not path.is_absolute() and not path.exists() and shell_dir and (Path(shell_dir) / path).exists():
+        path = Path(shell_dir) / path
+    return str(path.absolute())
+
+
 def game_task(game: str, **task_args: Any) -> Task:
+    if task_args.get("data"):
+        task_args["data"] = _user_path(str(task_args["data"]))
     try:
         spec = get_spec(game)
         options = spec.parse_options({k: v for k, v in task_args.items() if v is not None})
         rows = spec.select_rows(options)
     except GameEvalError as e:
-        raise PrerequisiteError(f"gameeval: {e}") from None  # inspect prints it as one line
+        raise one_line_error(f"gameeval: {e}") from None
     samples = [
         Sample(
             id=spec.case_key(row, options),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.data import datasets_dir, load_jsonl
@@ -35,8 +36,11 @@ def expand_lists(names: list[str]) -> list[str]:
     return out
 
 
-def load_list(name: str) -> list[dict[str, Any]]:
-    path = datasets_dir() / "age" / f"{name}.jsonl"
+def list_path(name: str) -> Path:
+    return datasets_dir() / "age" / f"{name}.jsonl"
+
+
+def load_list(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, ROW_SCHEMA, unique="id")
     for i, row in enumerate(rows, start=1):
         if not row["word_a"].strip() or not row["word_b"].strip():
@@ -56,6 +60,7 @@ def seat_role(slot: int) -> str:
 class AgeSpec(GameSpec):
     name = "age"
     title = "AGE"
+    data_file = "age/list_a.jsonl"  # -T data=FILE replaces -T lists
     options = {
         "lists": Option(["list_a"], "word-pair lists: list_a, a topic, 'topics' (the ten) or 'all'", kind=list),
         "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),
@@ -82,8 +87,11 @@ class AgeSpec(GameSpec):
         self.check_options(options)  # fail at task construction, not mid-eval
         rows: list[Row] = []
         seen: dict[str, str] = {}
-        for name in expand_lists(options["lists"] or [CURATED]):
-            for d in load_list(name):
+        given = options.get("data")
+        lists = [(Path(given).stem, self.data_path(options))] if given else [
+            (name, list_path(name)) for name in expand_lists(options["lists"] or [CURATED])]
+        for name, path in lists:
+            for d in load_list(path):
                 if d["id"] in seen:  # ids are unique across the 11 lists: a game's id names its pair
                     raise GameEvalError(f"age: pair id {d['id']!r} is in both {seen[d['id']]}.jsonl and {name}.jsonl")
                 seen[d["id"]] = name

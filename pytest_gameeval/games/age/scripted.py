@@ -16,7 +16,7 @@ import json
 import random
 from functools import lru_cache
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.events import REPLY, SPEECH
 from pytest_gameeval.engine.matching import squash
@@ -29,8 +29,9 @@ ADJECTIVES = (
 )
 
 
-def _pairs(list_name: str) -> tuple[tuple[str, str], ...]:
-    return _load_pairs(str(datasets_dir() / "age" / f"{list_name}.jsonl"))
+def _pairs(ctx: TurnContext) -> tuple[tuple[str, str], ...]:
+    """The word pairs of this game's list (the user's own file with -T data=FILE)."""
+    return _load_pairs(str(data_path(ctx.options, f"age/{ctx.seat.private['list']}.jsonl")))
 
 
 @lru_cache(maxsize=16)
@@ -66,7 +67,7 @@ def random_player(ctx: TurnContext, rng: random.Random) -> str:
     description = rng.choice(fresh)
     own = ctx.seat.private["word"]
     tried = _my_guesses(ctx)
-    words = sorted({w for pair in _pairs(ctx.seat.private["list"]) for w in pair})
+    words = sorted({w for pair in _pairs(ctx) for w in pair})
     candidates = [w for w in words if w != own and squash(w) not in tried] or [w for w in words if w != own]
     return _reply(ctx, description, rng.choice(candidates))
 
@@ -75,7 +76,7 @@ def oracle_player(ctx: TurnContext, rng: random.Random) -> str:
     own = ctx.seat.private["word"]
     turn_number = 1 + sum(1 for e in ctx.events if e.kind == REPLY and e.speaker == ctx.seat.name)
     description = f"{ctx.seat.name}, clue {turn_number}: it has to do with {ctx.seat.private.get('topic') or 'this topic'}."
-    partner = next((b if a == own else a for a, b in _pairs(ctx.seat.private["list"]) if own in (a, b)), "")
+    partner = next((b if a == own else a for a, b in _pairs(ctx) if own in (a, b)), "")
     return _reply(ctx, description, partner)
 
 

@@ -4,6 +4,7 @@ user's everyday object."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.data import datasets_dir, load_json, load_jsonl
@@ -16,13 +17,12 @@ from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
 from pytest_gameeval.metrics import arena
 
 
-def load_objects(root) -> list[dict[str, Any]]:
-    """Objects with aliases and a complete boolean attribute table (checked, one error line)."""
-    attr_path = root / "akinator" / "attributes.json"
+def load_objects(path: Path) -> list[dict[str, Any]]:
+    """Objects with aliases and a complete boolean table of our attributes (checked, one error line)."""
+    attr_path = datasets_dir() / "akinator" / "attributes.json"
     attributes = load_json(attr_path)
     if not isinstance(attributes, dict) or not attributes or not all(isinstance(v, str) for v in attributes.values()):
         raise GameEvalError(f"{attr_path}: expected a JSON object {{attribute: question text}}")
-    path = root / "akinator" / "objects.jsonl"
     objects = load_jsonl(path, {"id": str, "object": str, "aliases": list, "attributes": dict}, unique="id")
     for lineno, row in enumerate(objects, start=1):
         missing = sorted(set(attributes) - set(row["attributes"]))
@@ -34,6 +34,7 @@ def load_objects(root) -> list[dict[str, Any]]:
 class AkinatorSpec(GameSpec):
     name = "akinator"
     title = "Akinator"
+    data_file = "akinator/objects.jsonl"
     options = {
         "max_questions": Option(20, "questions (guesses included) before the questioner loses"),
         "objects": Option(None, "only these object ids (comma-separated)", kind=list),
@@ -47,7 +48,7 @@ class AkinatorSpec(GameSpec):
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
-        rows = [Row(o["id"], o) for o in load_objects(datasets_dir())]
+        rows = [Row(o["id"], o) for o in load_objects(self.data_path(options))]
         return only_rows(rows, options["objects"], "akinator", "object id")
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AkinatorGame:

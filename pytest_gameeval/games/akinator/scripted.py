@@ -19,7 +19,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from pytest_gameeval.engine.data import datasets_dir, load_json, load_jsonl
+from pytest_gameeval.engine.data import data_path, datasets_dir, load_json, load_jsonl
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH
 from pytest_gameeval.engine.matching import mentions, normalize
 from pytest_gameeval.games.akinator.prompts import QUESTIONER
@@ -29,14 +29,15 @@ from pytest_gameeval.players.base import TurnContext
 
 
 @lru_cache(maxsize=4)
-def _data(root: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
-    attributes = load_json(f"{root}/akinator/attributes.json")
-    objects = load_jsonl(f"{root}/akinator/objects.jsonl", {"object": str, "attributes": dict})
+def _data(attributes_path: str, objects_path: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    attributes = load_json(attributes_path)
+    objects = load_jsonl(objects_path, {"object": str, "attributes": dict})
     return attributes, objects
 
 
-def data() -> tuple[dict[str, str], list[dict[str, Any]]]:
-    return _data(str(datasets_dir()))
+def data(ctx: TurnContext) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """Our attribute questions and the objects this game draws from (the user's own with -T data=FILE)."""
+    return _data(str(datasets_dir() / "akinator" / "attributes.json"), str(data_path(ctx.options, "akinator/objects.jsonl")))
 
 
 def guess_text(obj: str) -> str:
@@ -54,8 +55,8 @@ def attribute_of(question: str, attributes: dict[str, str]) -> str | None:
     return best if score >= 90 else None
 
 
-def _answer_about(question: str, obj: str, aliases: list[str], table: dict[str, bool]) -> str:
-    attributes, objects = data()
+def _answer_about(ctx: TurnContext, question: str, obj: str, aliases: list[str], table: dict[str, bool]) -> str:
+    attributes, objects = data(ctx)
     key = attribute_of(question, attributes)
     if key is not None and key in table:
         return "Yes" if table[key] else "No"
@@ -66,8 +67,8 @@ def _answer_about(question: str, obj: str, aliases: list[str], table: dict[str, 
     return "Don't Know"
 
 
-def _lookup(name: str) -> dict[str, Any] | None:
-    _, objects = data()
+def _lookup(ctx: TurnContext, name: str) -> dict[str, Any] | None:
+    _, objects = data(ctx)
     n = normalize(name).strip()
     for o in objects:
         if n == normalize(o["object"]) or n in map(normalize, o.get("aliases", [])):
@@ -79,11 +80,11 @@ def data_user(ctx: TurnContext, rng: random.Random) -> str:
     private = ctx.seat.private
     if ctx.turn.action == CLASSIFY:
         question, candidates = ctx.turn.data["question"], ctx.turn.data["candidates"]
-        attributes, _ = data()
+        attributes, _ = data(ctx)
         key = attribute_of(question, attributes)
         lines = []
         for i, name in enumerate(candidates, start=1):
-            row = _lookup(name)
+            row = _lookup(ctx, name)
             if row is None:
                 lines.append(f"{i}. Don't know")
             elif key is not None:
@@ -92,7 +93,7 @@ def data_user(ctx: TurnContext, rng: random.Random) -> str:
                 lines.append(f"{i}. {'Yes' if mentions(question, row['object'], row.get('aliases', [])) else 'No'}")
         return "\n".join(lines)
     question = [e.text for e in ctx.events if e.kind == SPEECH and e.speaker == QUESTIONER][-1]
-    return _answer_about(question, private["object"], private.get("aliases", []), private.get("attributes", {}))
+    return _answer_about(ctx, question, private["object"], private.get("aliases", []), private.get("attributes", {}))
 
 
 def _history(ctx: TurnContext) -> tuple[list[tuple[str, str]], set[str]]:
@@ -117,7 +118,7 @@ def _history(ctx: TurnContext) -> tuple[list[tuple[str, str]], set[str]]:
 
 
 def _candidates(ctx: TurnContext) -> tuple[list[dict[str, Any]], set[str]]:
-    attributes, objects = data()
+    attributes, objects = data(ctx)
     pairs, wrong = _history(ctx)
     asked: set[str] = set()
     alive = [o for o in objects if normalize(o["object"]) not in wrong]
@@ -134,8 +135,8 @@ def _candidates(ctx: TurnContext) -> tuple[list[dict[str, Any]], set[str]]:
     return alive, asked
 
 
-def _ranked(alive: list[dict[str, Any]], rng: random.Random) -> str:
-    _, objects = data()
+def _ranked(ctx: TurnContext, alive: list[dict[str, Any]], rng: random.Random) -> str:
+    _, objects = data(ctx)
     names = [o["object"] for o in alive]
     rng.shuffle(names)  # no order among equally likely candidates (dataset order would favour row 1)
     names = names[:MAX_LIST]
@@ -146,10 +147,10 @@ def _ranked(alive: list[dict[str, Any]], rng: random.Random) -> str:
 
 
 def halving_questioner(ctx: TurnContext, rng: random.Random) -> str:
-    attributes, _ = data()
+    attributes, _ = data(ctx)
     alive, asked = _candidates(ctx)
     if ctx.turn.action == RETRO:
-        return _ranked(alive, rng)
+        return _ranked(ctx, alive, rng)
     if not alive:
         return "Is it something I have not heard of?"
     best_key, best_split = None, len(alive)
@@ -166,7 +167,7 @@ def halving_questioner(ctx: TurnContext, rng: random.Random) -> str:
 
 
 def random_questioner(ctx: TurnContext, rng: random.Random) -> str:
-    attributes, objects = data()
+    attributes, objects = data(ctx)
     if ctx.turn.action == RETRO:
         return "\n".join(f"{i}. {o['object']}" for i, o in enumerate(rng.sample(objects, MIN_LIST + 1), start=1))
     _, asked = _candidates(ctx)

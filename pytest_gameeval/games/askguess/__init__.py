@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row, only_rows
@@ -23,6 +23,7 @@ class AskGuessSpec(GameSpec):
         "words": Option(None, "only these labels (comma-separated)", kind=list),
         "cot": Option(False, 'replies as chain-of-thought JSON {"thought", "speak"}'),
     }
+    data_file = "askguess/cifar100.jsonl"
     model_roles = {"questioner": EVALUATED, "answerer": "answerer"}
     outcome_labels = OUTCOMES
     outcome_names = {"ST": "solved: the questioner guessed the word", "EE": "ended early without the word", "RLE": "round limit reached, word not guessed", "AME": "the answerer said the word", "CE": "a model call failed (chat error)"}
@@ -31,7 +32,7 @@ class AskGuessSpec(GameSpec):
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
-        data = load_jsonl(datasets_dir() / "askguess" / "cifar100.jsonl", {"label": str, "aliases": list, "homograph": bool})
+        data = load_jsonl(self.data_path(options), {"label": str, "aliases": list, "homograph": bool})
         rows = [Row(d["label"], d) for d in data]
         return only_rows(rows, [w.strip().replace(" ", "_") for w in options["words"] or []], "askguess", "word")
 

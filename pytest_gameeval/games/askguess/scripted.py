@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.players.base import TurnContext
@@ -43,9 +43,14 @@ CATEGORY_QUESTIONS = {
 }
 
 
-@lru_cache(maxsize=1)
-def _labels() -> list[dict]:
-    return load_jsonl(datasets_dir() / "askguess" / "cifar100.jsonl", {"label": str})
+def _labels(ctx: TurnContext) -> list[dict]:
+    """The words this game draws from (the user's own with -T data=FILE)."""
+    return _load_labels(str(data_path(ctx.options, "askguess/cifar100.jsonl")))
+
+
+@lru_cache(maxsize=4)
+def _load_labels(path: str) -> list[dict]:
+    return load_jsonl(path, {"label": str})
 
 
 def _said(ctx: TurnContext, seat: str) -> list[str]:
@@ -62,7 +67,7 @@ def _guess(label: str) -> str:
 
 def random_questioner(ctx: TurnContext, rng: random.Random) -> str:
     asked = set(_said(ctx, ctx.turn.seat))
-    options = [_guess(row["label"]) for row in _labels()]
+    options = [_guess(row["label"]) for row in _labels(ctx)]
     options = [q for q in options if q not in asked]
     return _wrap(ctx, rng.choice(options))
 
@@ -79,7 +84,7 @@ def category_questioner(ctx: TurnContext, rng: random.Random) -> str:
         remaining = [q for q in CATEGORY_QUESTIONS.values() if q not in asked]
         if remaining:
             return _wrap(ctx, rng.choice(sorted(remaining)))
-    pool = [r["label"] for r in _labels() if confirmed is None or r["category"] == confirmed]
+    pool = [r["label"] for r in _labels(ctx) if confirmed is None or r.get("category") == confirmed]
     remaining = [_guess(l) for l in pool if _guess(l) not in asked]
     return _wrap(ctx, rng.choice(sorted(remaining)) if remaining else "Is it something else?")
 
@@ -89,7 +94,7 @@ def oracle_answerer(ctx: TurnContext, rng: random.Random) -> str:
     if ctx.turn.action == "describe":
         return _wrap(ctx, f"It belongs to the group: {category}.")
     question = [e.text for e in ctx.events if e.kind == SPEECH and e.speaker != ctx.seat.name][-1]
-    row = next((r for r in _labels() if r["label"].replace("_", " ") == word), {"aliases": [], "homograph": False})
+    row = next((r for r in _labels(ctx) if r["label"].replace("_", " ") == word), {"aliases": [], "homograph": False})
     if mentions(question, word, row["aliases"], row["homograph"]):
         return _wrap(ctx, "gameover")
     if question == CATEGORY_QUESTIONS.get(category):

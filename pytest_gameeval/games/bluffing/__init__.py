@@ -4,9 +4,10 @@ the user's statement is true."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
@@ -16,8 +17,7 @@ from pytest_gameeval.games.bluffing.scripted import POLICIES
 from pytest_gameeval.metrics import arena
 
 
-def load_statements(root) -> list[dict[str, Any]]:
-    path = root / "bluffing" / "statements.jsonl"
+def load_statements(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "statement": str, "label": bool, "topic": str, "persona": dict}, unique="id")
     for row in rows:
         persona = row["persona"]
@@ -29,6 +29,7 @@ def load_statements(root) -> list[dict[str, Any]]:
 class BluffingSpec(GameSpec):
     name = "bluffing"
     title = "Bluffing"
+    data_file = "bluffing/statements.jsonl"
     options = {
         "max_questions": Option(5, "questions before the verdict is due"),
         "statements": Option(None, "only these statement ids (comma-separated)", kind=list),
@@ -42,7 +43,7 @@ class BluffingSpec(GameSpec):
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
-        rows = [Row(s["id"], s) for s in load_statements(datasets_dir())]
+        rows = [Row(s["id"], s) for s in load_statements(self.data_path(options))]
         return only_rows(rows, options["statements"], "bluffing", "statement id")
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> BluffingGame:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
@@ -18,8 +19,7 @@ from pytest_gameeval.metrics import spyfall as metrics
 ORIENTATIONS = ("fwd", "rev")
 
 
-def load_pairs() -> list[dict[str, Any]]:
-    path = datasets_dir() / "spyfall" / "pairs.jsonl"
+def load_pairs(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "spy": str, "villager": str}, unique="id")
     for r in rows:
         if not r["spy"].strip() or not r["villager"].strip() or r["spy"].strip().lower() == r["villager"].strip().lower():
@@ -66,6 +66,7 @@ class SpyFallSpec(GameSpec):
         "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),
         "source": Option("all", "pairs from the paper, ours, or all", ("all", "paper", "ours")),
     }
+    data_file = "spyfall/pairs.jsonl"
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("evaluated_win", "spy_living_round", "spy_votes_per_round", "rounds", "abstentions")
@@ -76,7 +77,7 @@ class SpyFallSpec(GameSpec):
     model_roles = {SPY: EVALUATED, VILLAGER: VILLAGER}
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
-        pairs = load_pairs()
+        pairs = load_pairs(self.data_path(options))
         if options.get("source", "all") != "all":
             pairs = [p for p in pairs if p.get("source") == options["source"]]
         pairs = select_pairs(pairs, options.get("pairs"), self.name)

@@ -4,9 +4,10 @@ ablations and theory-of-mind probes."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
@@ -20,8 +21,7 @@ from pytest_gameeval.metrics import spygame as metrics
 HOST_ROLE = "host"
 
 
-def load_pairs() -> list[dict[str, Any]]:
-    path = datasets_dir() / "spygame" / "pairs.jsonl"
+def load_pairs(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "word_a": str, "word_b": str}, unique="id")
     for r in rows:
         if not r["word_a"].strip() or not r["word_b"].strip() or r["word_a"].strip().lower() == r["word_b"].strip().lower():
@@ -32,6 +32,7 @@ def load_pairs() -> list[dict[str, Any]]:
 class SpyGameSpec(GameSpec):
     name = "spygame"
     title = "SpyGame (Who is the Spy)"
+    data_file = "spygame/pairs.jsonl"
     options = {
         "guest": Option(SPY, "the side of the guest (the evaluated model); hosts are --model-role host=...", (SPY, VILLAGER)),
         "players": Option(4, "number of players: one guest and players-1 hosts, one of them the spy"),
@@ -60,7 +61,7 @@ class SpyGameSpec(GameSpec):
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
-        pairs = load_pairs()
+        pairs = load_pairs(self.data_path(options))
         if options.get("domains"):
             pairs = [p for p in pairs if p.get("domain") in options["domains"]]
             if not pairs:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.record import GameRecord
@@ -17,8 +18,7 @@ from pytest_gameeval.metrics import spygpt as metrics
 MODES = ("aggressive", "conservative")
 
 
-def load_targets() -> list[dict[str, Any]]:
-    path = datasets_dir() / "spygpt" / "targets.jsonl"
+def load_targets(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "target": str, "distractors": list}, unique="id")
     for r in rows:
         words = [r["target"], *r["distractors"]]
@@ -32,6 +32,7 @@ def load_targets() -> list[dict[str, Any]]:
 class SpyGPTSpec(GameSpec):
     name = "spygpt"
     title = "SpyGPT"
+    data_file = "spygpt/targets.jsonl"
     options = {
         "mode": Option("both", "aggressive (be guessable), conservative (blend in) or both", ("both", *MODES)),
         "targets": Option(None, "only these target ids (comma-separated)", kind=list),
@@ -49,7 +50,7 @@ class SpyGPTSpec(GameSpec):
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
-        targets = load_targets()
+        targets = load_targets(self.data_path(options))
         if options.get("targets"):
             wanted = options["targets"]
             unknown = sorted(set(wanted) - {t["id"] for t in targets})

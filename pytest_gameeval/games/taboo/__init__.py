@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
@@ -15,8 +16,7 @@ from pytest_gameeval.games.taboo.scripted import POLICIES
 from pytest_gameeval.metrics import arena
 
 
-def load_words(root) -> list[dict[str, Any]]:
-    path = root / "taboo" / "words.jsonl"
+def load_words(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "word": str, "category": str, "related": list}, unique="id")
     for row in rows:
         if not row["word"].strip() or not row["related"] or not all(isinstance(r, str) and r.strip() for r in row["related"]):
@@ -27,6 +27,7 @@ def load_words(root) -> list[dict[str, Any]]:
 class TabooSpec(GameSpec):
     name = "taboo"
     title = "Taboo"
+    data_file = "taboo/words.jsonl"
     options = {
         "max_rounds": Option(5, "rounds the guesser must survive"),
         "words": Option(None, "only these word ids (comma-separated)", kind=list),
@@ -41,7 +42,7 @@ class TabooSpec(GameSpec):
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
-        rows = [Row(w["id"], w) for w in load_words(datasets_dir())]
+        rows = [Row(w["id"], w) for w in load_words(self.data_path(options))]
         return only_rows(rows, options["words"], "taboo", "word id")
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> TabooGame:

@@ -15,7 +15,7 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.games.arena_common import MAX_LIST, MIN_LIST, RETRO, USER
@@ -25,12 +25,13 @@ NEUTRAL = "I see. Please go on."
 
 
 @lru_cache(maxsize=4)
-def _words(root: str) -> list[dict[str, Any]]:
-    return load_jsonl(f"{root}/taboo/words.jsonl", {"word": str, "related": list})
+def _words(path: str) -> list[dict[str, Any]]:
+    return load_jsonl(path, {"word": str, "related": list})
 
 
-def words() -> list[dict[str, Any]]:
-    return _words(str(datasets_dir()))
+def words(ctx: TurnContext) -> list[dict[str, Any]]:
+    """The words this game draws from (the user's own with -T data=FILE)."""
+    return _words(str(data_path(ctx.options, "taboo/words.jsonl")))
 
 
 def guess_text(word: str) -> str:
@@ -47,7 +48,7 @@ def data_user(ctx: TurnContext, rng: random.Random) -> str:
 def _scores(ctx: TurnContext) -> list[tuple[int, str]]:
     messages = [e.text for e in ctx.events if e.kind == SPEECH and e.speaker == USER]
     scored = []
-    for row in words():
+    for row in words(ctx):
         hits = sum(1 for m in messages if any(mentions(m, r) for r in row["related"]))
         scored.append((hits, row["word"]))
     scored.sort(key=lambda s: (-s[0], s[1]))
@@ -70,7 +71,7 @@ def strong_guesser(ctx: TurnContext, rng: random.Random) -> str:
 
 
 def random_guesser(ctx: TurnContext, rng: random.Random) -> str:
-    pool = [row["word"] for row in words()]
+    pool = [row["word"] for row in words(ctx)]
     if ctx.turn.action == RETRO:
         return _listing(rng.sample(pool, min(len(pool), MIN_LIST + 1)))
     return guess_text(rng.choice(pool)) if rng.random() < 0.2 else NEUTRAL
