@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pytest_gameeval import __version__
 from pytest_gameeval.engine.errors import GameEvalError
 
 
@@ -29,6 +30,7 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="gameeval", description="pytest-gameeval commands")
+    parser.add_argument("--version", action="version", version=f"gameeval (pytest-gameeval) {__version__}")
     parser.add_argument("command", choices=sorted(COMMANDS), help="; ".join(f"{k}: {v[1]}" for k, v in COMMANDS.items()))
     args, rest = parser.parse_known_args(argv[:1])
     try:

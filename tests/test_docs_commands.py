@@ -1,0 +1,148 @@
+"""The docs are code: every shell block a user would copy from README.md and docs/your-data.md runs
+here exactly as written, in an empty directory holding only a copy of `tasks/` (the README speaks to
+a clone), with this environment's commands on PATH.
+
+Blocks run in order, one directory per file, so a block may use what an earlier one wrote. A
+python block whose first line is `# NAME.py` is saved as NAME.py (the README's fixture example,
+run by the README's own command line). Blocks that need the embedded model, an install or a server
+are slow; the block running this very suite is left to CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.games.registry import get_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ["README.md", "docs/your-data.md"]
+SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")
+THIS_SUITE = 'pytest -m "not slow"'
+SERVERS = ("inspect view", "gameeval serve-local")
+BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+
+
+def blocks(doc: str) -> list[tuple[str, str]]:
+    return [(lang, body) for lang, body in BLOCK.findall((ROOT / doc).read_text(encoding="utf-8"))]
+
+
+def shell_blocks(doc: str) -> list[str]:
+    return [body for lang, body in blocks(doc) if lang in ("bash", "sh", "shell")]
+
+
+def env_for(workdir: Path) -> dict[str, str]:
+    bin_dir = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "PWD": str(workdir),
+            "INSPECT_LOG_DIR": str(workdir / "logs"), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def commands(block: str) -> list[str]:
+    """The block's commands: continuation lines joined, comments and blank lines dropped."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    return [line for line in joined.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def run_block(block: str, workdir: Path, timeout: float) -> None:
+    """Run a block as one bash script (set -e); a server command starts in the background, is
+    waited for until it prints its address, and is stopped after the block's other commands."""
+    servers = [c for c in commands(block) if c.lstrip().startswith(SERVERS)]
+    script = block
+    started: list[subprocess.Popen] = []
+    try:
+        for command in servers:
+            script = script.replace(command.split("#")[0].rstrip(), ":", 1)
+            proc = subprocess.Popen(["bash", "-c", command], cwd=workdir, env=env_for(workdir), text=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+            started.append(proc)
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline:
+                line = proc.stdout.readline() if proc.stdout else ""
+                if "http://" in line:
+                    break
+                if not line and proc.poll() is not None:
+                    pytest.fail(f"server command exited: {command}")
+            else:
+                pytest.fail(f"server command printed no address: {command}")
+        result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=workdir, env=env_for(workdir),
+                                capture_output=True, text=True, timeout=timeout)
+        assert result.returncode == 0, f"block failed ({result.returncode}):\n{block}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    finally:
+        for proc in started:
+            os.killpg(proc.pid, 15)
+            proc.wait(timeout=30)
+
+
+def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
+    """Run the doc's blocks in order; returns how many ran."""
+    workdir = tmp_path / "user"
+    workdir.mkdir()
+    shutil.copytree(ROOT / "tasks", workdir / "tasks")
+    ran = 0
+    for lang, body in blocks(doc):
+        first = body.splitlines()[0] if body.strip() else ""
+        if lang == "python" and re.fullmatch(r"# [\w.-]+\.py", first.strip()):
+            (workdir / first[2:].strip()).write_text(body, encoding="utf-8")
+            continue
+        if lang not in ("bash", "sh", "shell") or THIS_SUITE in body:
+            continue
+        if any(mark in body for mark in SLOW_MARKS) != slow:
+            continue
+        run_block(body, workdir, timeout=3600 if slow else 600)
+        ran += 1
+    return ran
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_quick_block_runs_as_written(doc, tmp_path):
+    assert play_doc(doc, tmp_path, slow=False) >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_slow_block_runs_as_written(doc, tmp_path):
+    play_doc(doc, tmp_path, slow=True)
+
+
+def test_the_readme_fixture_example_and_its_command_are_in_the_readme():
+    """The fixture example must stay runnable by the README's own command (not skipped, not dropped)."""
+    saved = [b for lang, b in blocks("README.md") if lang == "python" and b.startswith("# test_answerer.py")]
+    assert saved, "README.md lost its '# test_answerer.py' fixture example"
+    assert any("pytest test_answerer.py" in b and "--gameeval-model" in b for b in shell_blocks("README.md"))
+
+
+def test_every_row_format_in_the_data_docs_loads(tmp_path):
+    """Each example row in docs/your-data.md's table is accepted by its game (akinator's needs the
+    full attribute table, so it is built from the shipped file)."""
+    table = [line for line in (ROOT / "docs/your-data.md").read_text(encoding="utf-8").splitlines()
+             if line.startswith("| ") and "`{" in line]
+    checked = []
+    for line in table:
+        game, example = re.match(r"\| (\w+) \| `(\{.*?\})` \|", line).groups()
+        spec = get_spec(game)
+        if "{...}" in example:
+            attributes = json.loads((Path(spec.data_path({})).parent / "attributes.json").read_text())
+            example = example.replace("{...}", json.dumps({k: False for k in attributes}))
+        path = tmp_path / f"{game}.jsonl"
+        path.write_text(json.dumps(json.loads(example)) + "\n", encoding="utf-8")
+        options = spec.parse_options({"data": str(path)})
+        assert len(spec.rows(options)) >= 1, game
+        checked.append(game)
+    assert sorted(checked) == sorted(n for n in ("askguess", "spyfall", "spygame", "spygpt", "age", "akinator", "taboo", "bluffing"))
+
+
+def test_a_malformed_user_file_names_its_line(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"id": "a-b", "spy": "a", "villager": "b"}\n{"id": "c-d", "spy": "c"}\n', encoding="utf-8")
+    spec = get_spec("spyfall")
+    with pytest.raises(GameEvalError, match=rf"^{re.escape(str(path))}:2: missing key 'villager'$"):
+        spec.rows(spec.parse_options({"data": str(path)}))
