@@ -47,6 +47,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-trials", "gameeval_trials", "string", "1", "trials (epochs) per dataset row"),
     ("--gameeval-limit", "gameeval_limit", "string", "0", "play only the first N rows of each game (0: all)"),
     ("--gameeval-seed", "gameeval_seed", "string", "0", "base seed of every game"),
+    ("--gameeval-protocol", "gameeval_protocol", "string", "", "default|paper: every game in the paper's setting and metric definitions (docs/fidelity.md); same as --gameeval-option protocol=paper"),
     ("--gameeval-option", "gameeval_options", "linelist", [], "game option [GAME.]NAME=VALUE, as the inspect task arguments (repeatable)"),
     ("--gameeval-data", "gameeval_data", "linelist", [], "GAME=FILE: your own data file for a game, like -T data=FILE (repeatable; relative to the current directory, in the ini file to the rootdir)"),
     ("--gameeval-report", "gameeval_report", "string", DEFAULT_REPORT, "report JSON path (relative to the rootdir); records go beside it"),
@@ -107,6 +108,12 @@ def _data_overrides(config: pytest.Config) -> list[tuple[str, str]]:
     return out
 
 
+def _protocol(config: pytest.Config) -> list[tuple[str, str]]:
+    """--gameeval-protocol as the option it stands for (a later --gameeval-option still wins)."""
+    protocol = str(_value(config, "gameeval_protocol") or "").strip()
+    return [("protocol", protocol)] if protocol else []
+
+
 def settings_from_config(config: pytest.Config) -> Settings:
     games = [g.strip() for g in str(_value(config, "gameeval_games") or "").split(",") if g.strip()]
     alpha = _number(config, "gameeval_gate_alpha", float, 0.0)
@@ -121,7 +128,8 @@ def settings_from_config(config: pytest.Config) -> Settings:
         trials=_number(config, "gameeval_trials", int, 1),
         limit=_number(config, "gameeval_limit", int, 0),
         seed=_number(config, "gameeval_seed", int, 0),
-        option_overrides=parse_pairs(list(_value(config, "gameeval_options") or []), "--gameeval-option") + _data_overrides(config),
+        option_overrides=(_protocol(config) + parse_pairs(list(_value(config, "gameeval_options") or []), "--gameeval-option")
+                          + _data_overrides(config)),
         concurrency=_number(config, "gameeval_concurrency", int, 1),
         shard_size=_number(config, "gameeval_shard_size", int, 0),
         max_connections=_number(config, "gameeval_max_connections", int, 0),

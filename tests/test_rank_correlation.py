@@ -6,6 +6,7 @@ import json
 import random
 
 import pytest
+from scipy import stats
 
 from pytest_gameeval.cli import main as cli
 from pytest_gameeval.engine.errors import GameEvalError
@@ -83,3 +84,20 @@ def test_command_bad_input_is_one_line(tmp_path, capsys):
     assert cli(["rank-correlate", str(tmp_path / "bad.json"), str(tmp_path / "bad.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "malformed JSON" in err[0]
+
+
+@pytest.mark.parametrize("external, tau, p_exact, p_paper", [
+    (["a", "b", "d", "c", "e"], 0.8, 0.042, 0.0057),  # one swapped pair out of 10
+    (["b", "a", "d", "c", "e"], 0.6, 0.117, 0.0287),  # two
+])
+def test_gamearena_table_of_kendall_significance(tmp_path, capsys, external, tau, p_exact, p_paper):
+    """GameArena App. D's worked numbers at n = 5: its one-tailed z-approximation beside scipy's exact p."""
+    (tmp_path / "ours.json").write_text(json.dumps(["a", "b", "c", "d", "e"]))
+    (tmp_path / "ext.json").write_text(json.dumps(external))
+    assert cli(["rank-correlate", str(tmp_path / "ours.json"), str(tmp_path / "ext.json"), "--permutations", "10"]) == 0
+    k = json.loads(capsys.readouterr().out)["kendall"]
+    assert k["tau"] == pytest.approx(tau) and round(k["p_one_sided"], 3) == p_exact
+    assert k["z_paper"] == pytest.approx(tau / (2 / 20) ** 0.5)
+    # the paper printed p from z rounded to two decimals (1.90, 2.53); unrounded z differs by < 0.0003
+    assert round(float(stats.norm.sf(round(k["z_paper"], 2))), 4) == p_paper
+    assert k["p_one_sided_z_paper"] == pytest.approx(p_paper, abs=3e-4)

@@ -75,7 +75,10 @@ def only_rows(rows: list[Row], wanted: list[str] | None, game: str, what: str) -
     return [r for r in rows if r.id in wanted]
 
 
+PROTOCOLS = ("default", "paper")
+
 COMMON_OPTIONS = {
+    "protocol": Option("default", "default: our rules, data and metrics; paper: the paper's setting (docs/fidelity.md)", PROTOCOLS),
     "seed": Option(0, "base seed; each game's seed derives from (game, row, epoch, seed)"),
     "style": Option("chat", "prompt style: role-based chat messages or one flat text prompt", PROMPT_STYLES),
     "limit": Option(0, "play only the first N rows (0: all)"),
@@ -99,6 +102,8 @@ class GameSpec:
     mean_keys: tuple[str, ...] = ()  # other numeric score keys (NaN where undefined)
     # the direction of improvement of each gated metric (score key -> True if higher is better)
     higher_is_better: dict[str, bool] = {}
+    # option values protocol=paper sets unless the user gives them (docs/fidelity.md says why each)
+    paper_protocol: dict[str, Any] = {}
     # what each outcome label means, for readers (label -> a few words); the label if missing
     outcome_names: dict[str, str] = {}
 
@@ -142,7 +147,10 @@ class GameSpec:
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise GameEvalError(f"unknown task argument(s) {', '.join(unknown)} for {self.name}; known: {', '.join(sorted(known))}")
-        return {k: _coerce(k, given[k], o) if k in given else o.default for k, o in known.items()}
+        options = {k: _coerce(k, given[k], o) if k in given else o.default for k, o in known.items()}
+        if options["protocol"] == "paper":
+            options.update({k: v for k, v in self.paper_protocol.items() if k not in given})
+        return options
 
     # -- data and games --------------------------------------------------------------
     def rows(self, options: dict[str, Any]) -> list[Row]:

@@ -1,0 +1,64 @@
+"""protocol=paper: every game accepts it, through both front ends (docs/fidelity.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.spec import _coerce
+from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.inspect_ext.task import game_task
+from pytest_gameeval.pytest_settings import Settings
+from pytest_gameeval.report import read_report
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_game_accepts_the_paper_protocol(game):
+    spec = get_spec(game)
+    options = spec.parse_options({"protocol": "paper"})
+    assert options["protocol"] == "paper"
+    known = spec.all_options()
+    for name, value in spec.paper_protocol.items():
+        assert name in known, f"{game}: protocol=paper sets unknown option {name}"
+        assert _coerce(name, value, known[name]) == value and options[name] == value
+    task = game_task(game, protocol="paper")
+    assert task.metadata["gameeval_options"]["protocol"] == "paper" and len(task.dataset) > 0
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if get_spec(g).paper_protocol])
+def test_an_option_given_explicitly_beats_the_paper_protocol(game):
+    spec = get_spec(game)
+    name, paper_value = next(iter(spec.paper_protocol.items()))
+    default = spec.all_options()[name].default
+    assert spec.parse_options({"protocol": "paper", name: default})[name] == default
+    assert spec.parse_options({})[name] == default  # and the default protocol leaves it alone
+    if default != paper_value:
+        assert spec.parse_options({"protocol": "paper"})[name] == paper_value
+
+
+def test_an_unknown_protocol_is_one_clear_error():
+    with pytest.raises(GameEvalError, match="protocol='papr': choose from default, paper"):
+        get_spec("askguess").parse_options({"protocol": "papr"})
+
+
+def test_the_plugin_flag_is_the_protocol_option():
+    spec = get_spec("taboo")
+    assert Settings(option_overrides=[("protocol", "paper")]).game_options(spec)["protocol"] == "paper"
+    # --gameeval-protocol comes first, so an explicit --gameeval-option still wins
+    assert Settings(option_overrides=[("protocol", "paper"), ("taboo.protocol", "default")]).game_options(spec)["protocol"] == "default"
+
+
+def test_gameeval_protocol_paper_runs_and_is_reported(pytester):
+    import pytest_gameeval.pytest_runner  # noqa: F401  (imported once, not per in-process run)
+
+    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", "gameeval/scripted/oracle",
+                                          "--gameeval-role", "answerer=gameeval/scripted/oracle",
+                                          "--gameeval-limit", "1", "--gameeval-protocol", "paper", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert read_report(pytester.path / "reports" / "gameeval-report.json")["games"]["askguess"]["options"]["protocol"] == "paper"
+    bad = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", "gameeval/scripted/oracle",
+                                       "--gameeval-protocol", "papr", "-p", "no:cacheprovider")
+    assert bad.ret != 0
+    bad.stderr.fnmatch_lines(["*protocol='papr': choose from default, paper*"])
