@@ -1,6 +1,6 @@
 """Bluffing (GameArena): `inspect eval tasks/bluffing.py --model gameeval/local --limit 5`.
 
-Task arguments: -T max_questions=5, statements=ID,ID, retrospective=false, variant=-1 (drawn),
+Task arguments: -T max_questions=5, statements=ID,ID, retrospective=true, variant=-1 (drawn),
 seed=0, style=chat|flat, limit=N, shuffle=false. The user seat is `--model-role user=...`;
 unbound, the evaluated model plays it (a note in the log says so). See docs/gamearena.md.
 """

@@ -1,6 +1,6 @@
 """Taboo (GameArena): `inspect eval tasks/taboo.py --model gameeval/local --limit 5`.
 
-Task arguments: -T max_rounds=5, words=ID,ID, retrospective=false, variant=-1 (drawn),
+Task arguments: -T max_rounds=5, words=ID,ID, retrospective=true, variant=-1 (drawn),
 seed=0, style=chat|flat, limit=N, shuffle=false. The user seat is `--model-role user=...`;
 unbound, the evaluated model plays it (a note in the log says so). See docs/gamearena.md.
 """

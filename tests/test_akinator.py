@@ -22,7 +22,7 @@ LIST = "1. cat\n2. dog\n3. horse\n4. cow\n5. sheep"
 
 
 def play(replies: dict[str, list], row=DOG, **options):
-    opts = SPEC.parse_options({"max_questions": 20, **options})
+    opts = SPEC.parse_options({"max_questions": 20, "retrospective": False, **options})
     players = {name: ReplayPlayer(replies.get(name, []), name) for name in ("Questioner", "User")}
     record = asyncio.run(play_case(SPEC, Row(row["id"], row), 0, opts, lambda seat, role: players[seat.name]))
     return record, players
@@ -98,7 +98,7 @@ def test_secret_never_reaches_the_questioner():
 
 
 def test_retrospective_probe_is_recorded_and_hidden():
-    questioner = ["Is it alive?", LIST, "Does it bark?", "garbage", GUESS.format("dog")]
+    questioner = ["Is it alive?", LIST, "Does it bark?", "I would rather not write any list of candidate objects at this time.", GUESS.format("dog")]
     user = ["Yes", "1. No\n2. Yes\n3. No\n4. No\n5. No", "Yes"]
     record, players = play({"Questioner": questioner, "User": user}, retrospective=True)
     assert record.label == "win"

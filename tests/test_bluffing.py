@@ -21,7 +21,7 @@ VERDICT = "I believe your statement is: {}"
 
 
 def play(replies: dict[str, list], row=TRUE_ROW, **options):
-    opts = SPEC.parse_options(options)
+    opts = SPEC.parse_options({"retrospective": False, **options})
     players = {name: ReplayPlayer(replies.get(name, []), name) for name in ("Interrogator", "User")}
     record = asyncio.run(play_case(SPEC, Row(row["id"], row), 0, opts, lambda seat, role: players[seat.name]))
     return record, players

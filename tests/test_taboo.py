@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.taboo import SPEC
 from pytest_gameeval.games.taboo.rules import guess_is_right, split_guess
@@ -17,10 +17,11 @@ from pytest_gameeval.players.scripted import ReplayPlayer
 APPLE = {"id": "apple", "word": "apple", "category": "food", "related": ["fruit", "orchard", "pie"]}
 CLUES = ["It grows on trees.", "Keeps the doctor away.", "Red or green fruit.", "Pie filling.", "Orchard crop."]
 LIST = "1. pear\n2. apple\n3. cherry\n4. plum\n5. peach"
+NO_LIST = "I would rather not write any list of candidate words at this point."
 
 
 def play(replies: dict[str, list], row=APPLE, **options):
-    opts = SPEC.parse_options(options)
+    opts = SPEC.parse_options({"retrospective": False, **options})  # rules only; probes are tested below
     players = {name: ReplayPlayer(replies.get(name, []), name) for name in ("Guesser", "User")}
     record = asyncio.run(play_case(SPEC, Row(row["id"], row), 0, opts, lambda seat, role: players[seat.name]))
     return record, players
@@ -37,10 +38,21 @@ def test_wrong_guess_loses():
     assert record.label == "wrong_guess" and SPEC.score(record)["win"] == 0.0
 
 
-def test_saying_the_word_loses_plural_aware_whole_word():
-    record, _ = play({"User": CLUES[:2], "Guesser": ["I like pineapple juice.", "I love APPLES!"]})
-    assert record.label == "said_word"
-    assert record.outcome["details"]["rounds"] == 2
+def test_saying_the_word_loses_at_the_end_plural_aware_whole_word():
+    record, players = play({"User": CLUES, "Guesser": ["I like pineapple juice.", "I love APPLES!", "Hm.", "Ok.", "Nice."]})
+    assert record.label == "said_word" and SPEC.score(record)["win"] == 0.0
+    assert record.outcome["details"]["rounds"] == 5 and record.outcome["details"]["said_in"] == 2
+    # nothing tells the guesser it said the word while the game goes on
+    assert not [m for m in players["Guesser"].prompts[-1].messages if m["role"] != "assistant" and "apple" in m["content"].lower()]
+
+
+def test_paper_e3_saying_the_word_then_guessing_it_is_a_model_win():
+    """GameArena App. E.3: the model says SAMOA, later guesses it: the model wins."""
+    samoa = {"id": "samoa", "word": "Samoa", "category": "place", "related": ["island", "pacific", "polynesia"]}
+    record, _ = play({"User": ["A Pacific island nation.", "Its capital is Apia."],
+                      "Guesser": ["Maybe Samoa or Tonga?", "My guess of the word is: SAMOA"]}, row=samoa)
+    assert record.label == "guessed" and SPEC.score(record)["win"] == 1.0
+    assert record.outcome["details"]["said_in"] == 1 and record.outcome["details"]["rounds"] == 2
 
 
 def test_surviving_every_round_wins():
@@ -82,7 +94,7 @@ def test_split_guess_and_judging():
 
 
 def test_retrospective_lists_are_recorded_and_hidden():
-    guesser = ["Trees.", LIST, "Doctors!", "1. pear\n2. plum", "My guess of the word is: apple"]
+    guesser = ["Trees.", LIST, "Doctors!", NO_LIST, "My guess of the word is: apple"]
     record, players = play({"User": CLUES[:3], "Guesser": guesser}, retrospective=True)
     assert record.label == "guessed"
     probes = [e for e in record.events if e.kind == "action" and e.data.get("probe") == "retrospective"]
@@ -113,3 +125,15 @@ def test_bad_arguments_and_data(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMEEVAL_DATASETS", str(tmp_path))
     with pytest.raises(GameEvalError, match="words.jsonl:1"):
         SPEC.select_rows(SPEC.parse_options({}))
+
+
+def test_a_confident_one_item_list_is_a_list():
+    """GameArena accepts a single candidate the model is sure of; it is not a failed probe."""
+    from pytest_gameeval.games.arena_common import parse_ranked_list
+
+    assert parse_ranked_list("Apple.") == {"items": ["Apple"], "truncated": False}
+    assert parse_ranked_list("1. apple") == {"items": ["apple"], "truncated": False}
+    with pytest.raises(ParseError):  # a sentence is not a candidate
+        parse_ranked_list("I am not sure what the word could be yet.")
+    record, _ = play({"User": CLUES[:2], "Guesser": ["Trees.", "1. apple", "My guess of the word is: apple"]}, retrospective=True)
+    assert SPEC.score(record)["recall"] == 1.0 and SPEC.score(record)["probe_failures"] == 0.0

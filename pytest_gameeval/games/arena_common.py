@@ -1,7 +1,7 @@
 """What the three GameArena games (Akinator, Taboo, Bluffing) share: a user seat, prompt
 variants drawn per game, and the retrospective probe.
 
-The retrospective probe (task argument ``retrospective=true``): after a round, with the
+The retrospective probe (on by default; ``retrospective=false`` turns it off): after a round, with the
 history fixed, the evaluated seat is asked an extra question about its current belief (a
 ranked candidate list, or a truth level in Bluffing). The probe is an engine Turn marked
 ``record_only``, so it uses the same player, system prompt and generation settings, but:
@@ -35,10 +35,14 @@ PROBE_ACTIONS = (RETRO, CLASSIFY)
 USER = "User"  # the seat name of the (simulated or human) user in every arena game
 USER_ROLE = "user"  # its game role and its model role (--model-role user=...)
 
-MIN_LIST, MAX_LIST = 5, 16  # length of a retrospective candidate list (GameArena)
+# length of a retrospective candidate list: GameArena asks for up to 16 and accepts a confident
+# single candidate, so one item is a list, not a failed probe
+MIN_LIST, MAX_LIST = 1, 16
+MAX_SINGLE_WORDS = 4  # an unnumbered one-item answer longer than this is a sentence, not a candidate
+SCRIPTED_LIST = 5  # scripted players list at least this many candidates
 
 ARENA_OPTIONS = {
-    "retrospective": Option(False, "after each round, probe the evaluated model's current belief (record only)"),
+    "retrospective": Option(True, "after each round, probe the evaluated model's current belief (record only; GameArena's headline metrics)"),
     "variant": Option(-1, "system prompt variant of the evaluated seat (-1: drawn per game from the seed)"),
 }
 
@@ -76,10 +80,12 @@ def parse_ranked_list(text: str, min_items: int = MIN_LIST, max_items: int = MAX
     `max_items` (recorded as truncated); fewer than `min_items` is a probe format error.
     """
     lines = [m.group(1) for m in map(_ITEM_LINE.match, text.splitlines()) if m]
-    if len(lines) < 2:
+    if not lines:
         body = " ".join(text.split())
         body = body.split(":", 1)[1] if ":" in body and body.index(":") < 60 else body
         lines = re.split(r"\s*[,;]\s*", body)
+        if len(lines) == 1 and len(lines[0].split()) > MAX_SINGLE_WORDS:
+            lines = []  # a sentence, not a confident single candidate
     items: list[str] = []
     seen: set[str] = set()
     for raw in lines:
@@ -101,7 +107,7 @@ def ranked_list_instruction(what: str) -> str:
     return (
         "Retrospective check, outside the game: this question and your answer are not shown to the "
         f"other player and do not count as a move. List the {what} you now think most likely, most "
-        f"likely first: {MIN_LIST} to {MAX_LIST} items, one per line, numbered like '1. item'. "
+        f"likely first: {MIN_LIST} to {MAX_LIST} items (one if you are sure), one per line, numbered like '1. item'. "
         "Reply with the list only."
     )
 

@@ -24,7 +24,7 @@ from pytest_gameeval.engine.events import HOST_MSG, SPEECH
 from pytest_gameeval.engine.matching import mentions, normalize
 from pytest_gameeval.games.akinator.prompts import QUESTIONER
 from pytest_gameeval.games.akinator.rules import read_guess
-from pytest_gameeval.games.arena_common import CLASSIFY, MAX_LIST, MIN_LIST, RETRO, USER
+from pytest_gameeval.games.arena_common import CLASSIFY, MAX_LIST, SCRIPTED_LIST, RETRO, USER
 from pytest_gameeval.players.base import TurnContext
 
 
@@ -142,7 +142,7 @@ def _ranked(ctx: TurnContext, alive: list[dict[str, Any]], rng: random.Random) -
     names = names[:MAX_LIST]
     filler = [o["object"] for o in objects if o["object"] not in names]
     rng.shuffle(filler)
-    names += filler[: max(0, MIN_LIST - len(names))]
+    names += filler[: max(0, SCRIPTED_LIST - len(names))]
     return "\n".join(f"{i}. {n}" for i, n in enumerate(names, start=1))
 
 
@@ -169,7 +169,7 @@ def halving_questioner(ctx: TurnContext, rng: random.Random) -> str:
 def random_questioner(ctx: TurnContext, rng: random.Random) -> str:
     attributes, objects = data(ctx)
     if ctx.turn.action == RETRO:
-        return "\n".join(f"{i}. {o['object']}" for i, o in enumerate(rng.sample(objects, MIN_LIST + 1), start=1))
+        return "\n".join(f"{i}. {o['object']}" for i, o in enumerate(rng.sample(objects, SCRIPTED_LIST + 1), start=1))
     _, asked = _candidates(ctx)
     remaining = sorted(set(attributes) - asked)
     if not remaining or rng.random() < 0.15:

@@ -14,7 +14,7 @@ REPLY = text_reply("reply", f"<your reply, or: {GUESS_FORM}>", 150)
 def guesser_variants(max_rounds: int) -> tuple[str, ...]:
     rules = (
         f"The game lasts {max_rounds} rounds. You lose if you say the secret word (or its plural) "
-        f'anywhere in a reply, or if you guess wrong. To guess, write "{GUESS_FORM}" with your '
+        f'anywhere in a reply and never guess it, or if you guess wrong. To guess, write "{GUESS_FORM}" with your '
         f"word in place of X: a right guess wins at once. If you last {max_rounds} rounds "
         "without saying the word, you also win."
     )

@@ -3,11 +3,13 @@ A state machine that never calls a model.
 
 A round: the user gives a message (at most 140 characters, never containing the word, as a
 whole word or plural: otherwise a user rule violation, re-prompted); the guesser replies. A reply
-may guess with "My guess of the word is: X". Decisions (the guess is judged first):
-- a guess X equal to the word or its plural (case, space and punctuation folded) wins: "guessed";
+may guess with "My guess of the word is: X". Decisions (GameArena's rule, its App. E.3 example):
+- a guess X equal to the word or its plural (case, space and punctuation folded) wins: "guessed",
+  even if the guesser said the word earlier (the example: it says SAMOA, then guesses it);
 - any other guess loses: "wrong_guess";
-- a reply that says the word outside the guess clause loses: "said_word";
-- surviving every round wins: "survived".
+- saying the word outside a guess clause does not end the game (nothing tells the guesser); if the
+  game then ends by the round limit without a right guess, the user has won: "said_word";
+- surviving every round without saying the word wins: "survived".
 A guesser with no legal reply after re-prompts loses ("forfeit"); a user with no legal message
 loses the round's message (the round still counts). A failed model call ends the game: "CE".
 """
@@ -59,6 +61,7 @@ class TabooGame(ArenaGame):
         self.matcher = WordMatcher(self.word)
         self.max_rounds = options["max_rounds"]
         self._clue_given = False
+        self.said_in: int | None = None  # first round whose reply said the word outside a guess
         self.host(f"Taboo begins: {self.max_rounds} rounds.")
         self.round = 1
 
@@ -92,13 +95,12 @@ class TabooGame(ArenaGame):
         what = f"the guesser guessed \"{guess}\"" if guess is not None else "no guess this round"
         self.judge(f"{what}; {'the word was said outside a guess' if said else 'the word was not said'}.",
                    guess=guess, said_word=said)
+        if said and self.said_in is None:
+            self.said_in = self.round
         if guess is not None:
             right = guess_is_right(guess, self.word)
             self.host(f"{'Right' if right else 'Wrong'}: the word was {self.word}.")
             self.finish("guessed" if right else "wrong_guess", winner=GUESSER if right else USER, rounds=self.round, guess=guess)
-        elif said:
-            self.host(f"You said the word: {self.word}.")
-            self.finish("said_word", winner=USER, rounds=self.round)
         else:
             self.round_done()
 
@@ -113,8 +115,13 @@ class TabooGame(ArenaGame):
 
     def after_round(self) -> None:
         if self.round >= self.max_rounds:
-            self.host(f"You lasted {self.max_rounds} round{'s' if self.max_rounds != 1 else ''} without saying the word ({self.word}).")
-            self.finish("survived", winner=GUESSER, rounds=self.round)
+            rounds = f"{self.max_rounds} round{'s' if self.max_rounds != 1 else ''}"
+            if self.said_in is not None:
+                self.host(f"The {rounds} are over. You said the word ({self.word}) in round {self.said_in}.")
+                self.finish("said_word", winner=USER, rounds=self.round)
+            else:
+                self.host(f"You lasted {rounds} without saying the word ({self.word}).")
+                self.finish("survived", winner=GUESSER, rounds=self.round)
         else:
             self.round += 1
 
@@ -125,5 +132,5 @@ class TabooGame(ArenaGame):
         return parse_ranked_list(text)
 
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
-        details.update(target=self.word, aliases=[], max_rounds=self.max_rounds)
+        details.update(target=self.word, aliases=[], max_rounds=self.max_rounds, said_in=self.said_in)
         super().finish(label, winner, **details)

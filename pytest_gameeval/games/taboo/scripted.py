@@ -18,7 +18,7 @@ from typing import Any
 from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import mentions
-from pytest_gameeval.games.arena_common import MAX_LIST, MIN_LIST, RETRO, USER
+from pytest_gameeval.games.arena_common import MAX_LIST, SCRIPTED_LIST, RETRO, USER
 from pytest_gameeval.players.base import TurnContext
 
 NEUTRAL = "I see. Please go on."
@@ -62,7 +62,7 @@ def _listing(names: list[str]) -> str:
 def strong_guesser(ctx: TurnContext, rng: random.Random) -> str:
     scored = _scores(ctx)
     if ctx.turn.action == RETRO:
-        return _listing([w for _, w in scored[: max(MIN_LIST, 8)]])
+        return _listing([w for _, w in scored[: max(SCRIPTED_LIST, 8)]])
     best = scored[0][0]
     top = [w for s, w in scored if s == best]
     if best > 0 and len(top) == 1:
@@ -73,7 +73,7 @@ def strong_guesser(ctx: TurnContext, rng: random.Random) -> str:
 def random_guesser(ctx: TurnContext, rng: random.Random) -> str:
     pool = [row["word"] for row in words(ctx)]
     if ctx.turn.action == RETRO:
-        return _listing(rng.sample(pool, min(len(pool), MIN_LIST + 1)))
+        return _listing(rng.sample(pool, min(len(pool), SCRIPTED_LIST + 1)))
     return guess_text(rng.choice(pool)) if rng.random() < 0.2 else NEUTRAL
 
 
