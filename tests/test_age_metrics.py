@@ -79,8 +79,18 @@ def test_nobody_guesses_gives_confusion_one_and_fails_the_filter():
 
 
 def test_short_game_fails_the_filter():
-    rec = record({n: 1 for n in GROUPS}, GROUPS, 1, label="solved")
+    rec = record({"a1": 1, "a2": None, "b1": 2, "b2": None}, GROUPS, 2, label="limit")
     assert m.both_words_guessed(rec) and not m.in_paper_filter(rec)
+
+
+def test_a_game_solved_early_passes_the_filter_it_would_have_passed_unstopped():
+    """The paper played on to the limit; we stop once everyone guessed. A game solved in round 1
+    of 5 would have lasted 5 rounds there, so the filter keeps it (the best play is not dropped)."""
+    rec = record({n: 1 for n in GROUPS}, GROUPS, 1, label="solved")
+    rec.options = {"max_rounds": 5}
+    assert m.in_paper_filter(rec) and m.score(rec)["age_filtered"] == m.score(rec)["age"]
+    rec.options = {"max_rounds": 2}  # with a 2-round limit no game lasts beyond two rounds
+    assert not m.in_paper_filter(rec)
 
 
 def test_chat_error_games_have_no_age_metrics():
