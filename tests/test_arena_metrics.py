@@ -64,6 +64,8 @@ def test_spearman_sign_and_hopping_on_a_known_sequence():
     # distances 2, 1, 4, 0: rho = 1 - 6*14/(4*15) = -0.4
     assert m["spearman"] == pytest.approx(-0.4)
     assert m["hopping"] == 8.0  # 1 + 3 + 4
+    assert m["hopping_rate"] == pytest.approx(1 / 3)  # only 1 -> 4 moves away from the truth
+    assert m["recall"] == 0.5  # Possibly false and False are on the truth's side
     assert m["first_correct_side"] == 2.0
     assert m["final_distance"] == 0.0
 
@@ -72,6 +74,9 @@ def test_converging_is_negative_diverging_positive():
     converging = arena.belief_metrics([(1, 0), (2, 1), (3, 2)], truth=True)
     diverging = arena.belief_metrics([(1, 0), (2, 1), (3, 2)], truth=False)
     assert converging["spearman"] == pytest.approx(-1.0) and converging["hopping"] == 2.0
+    # steady convergence is no hopping (the unnormalised sum still says 2)
+    assert converging["hopping_rate"] == 0.0 and diverging["hopping_rate"] == 1.0
+    assert converging["recall"] == pytest.approx(2 / 3) and diverging["recall"] == 0.0
     assert diverging["spearman"] == pytest.approx(1.0) and math.isnan(diverging["first_correct_side"])
     assert diverging["final_distance"] == 4.0
 
@@ -79,6 +84,7 @@ def test_converging_is_negative_diverging_positive():
 def test_spearman_undefined_for_constant_or_single():
     assert math.isnan(arena.belief_metrics([(1, 2), (2, 2)], truth=True)["spearman"])
     assert math.isnan(arena.belief_metrics([(1, 1)], truth=True)["spearman"])
+    assert math.isnan(arena.belief_metrics([(1, 1)], truth=True)["hopping_rate"])
     assert arena.hopping([]) == 0.0
 
 
@@ -87,7 +93,7 @@ def test_belief_levels_read_from_the_record():
     r = record("win", events, truth=True)
     assert arena.belief_levels(r) == [(1, 0), (2, 1), (3, 2)]
     values = arena.score(r, ("win", "lose"))
-    assert values["spearman"] == pytest.approx(-1.0) and "recall" not in values
+    assert values["spearman"] == pytest.approx(-1.0) and values["recall"] == pytest.approx(2 / 3) and "top5" not in values
 
 
 def test_without_retrospective_probe_metrics_are_nan():

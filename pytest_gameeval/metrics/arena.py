@@ -15,7 +15,12 @@ Outcome: win rate (Wilson) and rounds (Student t). Retrospective (only for games
 - truth levels (Bluffing, ours): True=+2, Possibly true=+1, Unknown=0, Possibly false=-1,
   False=-2; the truth is +2 (true statement) or -2 (false). distance_t = |p_t - truth| (0..4).
   spearman = Spearman's rho between round and distance_t (negative: converging; undefined with
-  fewer than 2 predictions or a constant sequence); hopping = sum |p_t - p_(t-1)|;
+  fewer than 2 predictions or a constant sequence); hopping = sum |p_t - p_(t-1)| (ours,
+  unnormalised; it also grows with steady convergence); hopping_rate = the share of consecutive
+  predictions that move away from the truth, #{t: distance_t > distance_(t-1)} / (T - 1), in
+  0..1 (0 for steady convergence; undefined with fewer than 2 predictions), our reading of the
+  paper's normalised hopping penalty; recall = the share of predictions on the truth's side
+  (the paper's recall rate for Bluffing; Unknown is never on a side);
   first_correct_side = first round with sign(p_t) = sign(truth); final_distance = distance of
   the last prediction.
 Failed probes are excluded from these and counted as probe_failures (a probe's own format
@@ -38,8 +43,10 @@ NAN = float("nan")
 RETRO, CLASSIFY = "retrospective", "classify"
 RANKED_KEYS = ("rounds", "rounds_win", "recall", "top5", "top10", "first_appear", "final_rank", "probe_failures")
 RANKED_DIRECTIONS = {"recall": True, "top5": True, "top10": True, "first_appear": False, "final_rank": False, "probe_failures": False}
-BELIEF_KEYS = ("rounds", "rounds_win", "spearman", "hopping", "first_correct_side", "final_distance", "probe_failures")
-BELIEF_DIRECTIONS = {"spearman": False, "hopping": False, "first_correct_side": False, "final_distance": False, "probe_failures": False}
+BELIEF_METRICS = ("recall", "spearman", "hopping", "hopping_rate", "first_correct_side", "final_distance")
+BELIEF_KEYS = ("rounds", "rounds_win", *BELIEF_METRICS, "probe_failures")
+BELIEF_DIRECTIONS = {"recall": True, "spearman": False, "hopping": False, "hopping_rate": False, "first_correct_side": False,
+                     "final_distance": False, "probe_failures": False}
 LEVELS = {"True": 2, "Possibly true": 1, "Unknown": 0, "Possibly false": -1, "False": -2}
 
 
@@ -103,17 +110,26 @@ def hopping(levels: Sequence[int]) -> float:
     return float(sum(abs(b - a) for a, b in zip(levels, levels[1:])))
 
 
+def hopping_rate(distances: Sequence[float]) -> float:
+    """Share of consecutive predictions that move away from the truth; NaN with fewer than 2."""
+    if len(distances) < 2:
+        return NAN
+    return sum(1 for a, b in zip(distances, distances[1:]) if b > a) / (len(distances) - 1)
+
+
 def belief_metrics(sequence: list[tuple[int, int]], truth: bool) -> dict[str, float]:
     if not sequence:
-        return {k: NAN for k in ("spearman", "hopping", "first_correct_side", "final_distance")}
+        return {k: NAN for k in BELIEF_METRICS}
     target = LEVELS["True"] if truth else LEVELS["False"]
     rounds = [r for r, _ in sequence]
     levels = [p for _, p in sequence]
     distances = [abs(p - target) for p in levels]
     first = next((r for r, p in sequence if p * target > 0), None)
     return {
+        "recall": sum(1 for p in levels if p * target > 0) / len(levels),
         "spearman": spearman_consistency(rounds, distances),
         "hopping": hopping(levels),
+        "hopping_rate": hopping_rate(distances),
         "first_correct_side": float(first) if first is not None else NAN,
         "final_distance": float(distances[-1]),
     }
@@ -154,7 +170,7 @@ def _retro_summary(records: list[GameRecord]) -> dict[str, Any]:
     out["probe_failure_rate"] = rate(sum(1 for e in probes if not e.data["ok"]), len(probes))
     if any("truth" in r.outcome["details"] for r in records):
         per = [belief_metrics(belief_levels(r), bool(r.outcome["details"]["truth"])) for r in records]
-        for key in ("spearman", "hopping", "first_correct_side", "final_distance"):
+        for key in BELIEF_METRICS:
             out[key] = mean(_defined([p[key] for p in per]))
         with_beliefs = [p for p in per if not math.isnan(p["hopping"])]
         out["reached_correct_side"] = rate(sum(1 for p in with_beliefs if not math.isnan(p["first_correct_side"])), len(with_beliefs))
