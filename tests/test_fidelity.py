@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import _coerce
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.inspect_ext.task import game_task
+from pytest_gameeval.metrics import askguess as askguess_metrics
 from pytest_gameeval.pytest_settings import Settings
 from pytest_gameeval.report import read_report
 
@@ -62,3 +64,22 @@ def test_gameeval_protocol_paper_runs_and_is_reported(pytester):
                                        "--gameeval-protocol", "papr", "-p", "no:cacheprovider")
     assert bad.ret != 0
     bad.stderr.fnmatch_lines(["*protocol='papr': choose from default, paper*"])
+
+
+def _askguess(word: str, label: str, rounds: int, mode: str = "hard") -> GameRecord:
+    return GameRecord(game="askguess", instance_id=word, seed=0, epoch=0, options={"mode": mode, "max_rounds": 30},
+                      seats=[], events=[], failures={}, usage={},
+                      outcome={"label": label, "winner": None, "details": {"rounds": rounds, "word": word, "missed_guesses": 0}})
+
+
+def test_askguess_round_as_gameeval_published_it_hand_worked():
+    """Per word: mean of its ST games, one question fewer in hard mode; 30 for a word never solved."""
+    records = [_askguess("apple", "ST", 4), _askguess("apple", "ST", 6), _askguess("apple", "RLE", 30),
+               _askguess("bear", "RLE", 30), _askguess("bear", "EE", 7),
+               _askguess("cat", "ST", 11), _askguess("cat", "CE", 2)]
+    summary = askguess_metrics.summarize(records)
+    # apple (3 + 5) / 2 = 4; bear 30; cat 10 -> (4 + 30 + 10) / 3
+    assert summary["round_paper"]["value"] == pytest.approx(44 / 3) and summary["round_paper"]["n"] == 3
+    assert summary["mean_rounds_st"]["value"] == pytest.approx(7.0)  # ours: (4 + 6 + 11) / 3 ST games
+    easy = [_askguess("apple", "ST", 4, mode="easy")]
+    assert askguess_metrics.summarize(easy)["round_paper"]["value"] == 4.0  # easy mode counts every question

@@ -1,4 +1,12 @@
-"""Ask-Guess metrics (GameEval §3.1): outcome rates, rounds of successful games, per word."""
+"""Ask-Guess metrics (GameEval §3.1): outcome rates, rounds of successful games, per word.
+
+Two Round numbers, never to be mixed up:
+- mean_rounds_st (ours): the mean over ST games of the round the game ended in; a game of hard
+  mode starts with question 1 in round 1.
+- round_paper (GameEval's published Round): per word, the mean over its ST games of the
+  questions counted the paper's way (one fewer in hard mode), a word with no ST game counting
+  as max_rounds (30); then the mean over words. Failures thus raise it, unlike ours.
+"""
 
 from __future__ import annotations
 
@@ -29,8 +37,28 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
         "games": len(records),
         "rates": outcome_rates(labels, OUTCOMES),
         "mean_rounds_st": mean([r.outcome["details"]["rounds"] for r in records if r.label == "ST"]),
+        "round_paper": round_paper(records),
         "missed_guesses_per_game": mean([r.outcome["details"]["missed_guesses"] for r in records]),
         # games of one word (several epochs) are not independent: resample words, not games
         "st_clustered_by_word": clustered_mean([float(r.label == "ST") for r in records], [r.outcome["details"]["word"] for r in records]),
         "per_word": {w: {c: ls.count(c) for c in OUTCOMES if ls.count(c)} | {"n": len(ls)} for w, ls in sorted(per_word.items())},
     }
+
+
+def paper_rounds(record: GameRecord) -> int:
+    """A game's questions as GameEval counts them: one fewer than our round in hard mode."""
+    rounds = record.outcome["details"]["rounds"]
+    return rounds - 1 if record.options.get("mode", "hard") == "hard" else rounds
+
+
+def round_paper(records: list[GameRecord]) -> dict[str, Any]:
+    """GameEval's Round: per word the mean of its ST games (max_rounds if none), then over words."""
+    by_word: dict[str, list[GameRecord]] = defaultdict(list)
+    for r in records:
+        if r.label != "CE":  # a failed call says nothing about the questioner
+            by_word[r.outcome["details"]["word"]].append(r)
+    per_word = []
+    for games in by_word.values():
+        won = [paper_rounds(r) for r in games if r.label == "ST"]
+        per_word.append(sum(won) / len(won) if won else float(games[0].options.get("max_rounds", 30)))
+    return mean(per_word)
