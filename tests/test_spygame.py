@@ -162,6 +162,9 @@ def test_word_guessing_ablation():
     record, players = play(policy(catch_spy, describe), word_guessing=False)
     assert record.failures["Player 1"]["format"] == 0
     assert '"guess"' not in players["Player 1"].prompts[0].messages[-1]["content"]
+    # the ablation is the guest's (Player 1) only: the hosts still guess (paper Table 5)
+    assert record.failures["Player 2"]["format"] >= 3
+    assert '"guess"' in players["Player 2"].prompts[0].messages[-1]["content"]
 
 
 def test_reasoning_ablation():
@@ -173,10 +176,16 @@ def test_reasoning_ablation():
     record, _ = play(fn)
     assert record.failures["Player 2"]["format"] >= 3  # "reasoning" is required by default
     assert all(b["abstained"] for b in record.outcome["details"]["ballots"])
-    record, players = play(fn, reasoning=False)
-    assert record.failures["Player 2"]["format"] == 0 and record.label == "villager_win"
-    vote_prompt = next(c for c in players["Player 2"].prompts if c.turn.action == "vote")
+    def guest_without_reasoning(ctx):  # the hosts reason, the guest (Player 1) does not
+        return fn(ctx) if ctx.seat.name == "Player 1" else policy(catch_spy)(ctx)
+
+    record, players = play(guest_without_reasoning, reasoning=False)
+    assert record.failures["Player 1"]["format"] == 0 and record.label == "villager_win"
+    vote_prompt = next(c for c in players["Player 1"].prompts if c.turn.action == "vote")
     assert "reasoning" not in vote_prompt.turn.instruction
+    # the ablation is the guest's only: a host is still asked to reason
+    host_prompt = next(c for c in players["Player 2"].prompts if c.turn.action == "vote")
+    assert "reasoning" in host_prompt.turn.instruction
 
 
 def test_tom_probe_is_private_and_then_removed_from_every_view():
@@ -248,3 +257,18 @@ def test_rows_cover_the_domains_in_both_orientations():
         SPEC.parse_options({"guest": "host"})
     with pytest.raises(GameEvalError):
         SPEC.setup(row(), 0, SPEC.parse_options({"max_words": -1}))
+
+
+def test_paper_round_counts_the_round_of_elimination_and_can_exceed_two():
+    """The paper's Round (1.99 to 2.18 with 4 players) against ours (at most 2 with 4 players)."""
+    def everyone_votes_apart(ctx):  # four players, four different votes: a tie every round
+        options = ctx.turn.data["options"]
+        return options[["Player 1", "Player 2", "Player 3", "Player 4"].index(ctx.seat.name) % len(options)]
+
+    record, _ = play(policy(everyone_votes_apart), protocol="paper", revote=False, max_rounds=4)
+    assert record.label == "spy_win" and record.outcome["details"]["rounds"] == 4
+    values = SPEC.score(record)
+    assert values["guest_round_paper"] == 4.0 and values["guest_rounds"] == 4.0
+    caught, _ = play(policy(catch_spy), protocol="paper")  # voted out in round 1
+    assert SPEC.score(caught)["guest_round_paper"] == 1.0 and SPEC.score(caught)["guest_rounds"] == 0.0
+    assert SPEC.summarize([record, caught])["round_paper"]["value"] == 2.5

@@ -37,6 +37,8 @@ VILLAGER = "villager"
 SPY_WIN = "spy_win"
 VILLAGER_WIN = "villager_win"
 OUTCOMES = (SPY_WIN, VILLAGER_WIN)
+DRAW_LOTS, NOBODY_OUT = "lots", "nobody"  # what a tie that survives the revote leads to
+TIE_RULES = (DRAW_LOTS, NOBODY_OUT)
 
 SECRET = "secret"
 PUBLIC = "public"
@@ -356,6 +358,11 @@ class SpyWordGame(Game):
         elif stage.kind == "first" and self.revote:
             self.host(f"It is a tie between {', '.join(leaders)}.")
             self._open_vote("revote", leaders)
+        elif self.options.get("tie") == NOBODY_OUT:
+            self.host(f"It is a tie between {', '.join(leaders)}: nobody is voted out this round.")
+            self.judge("tie: nobody voted out", tied=leaders)
+            self.stage = None
+            self._round_without_elimination()
         else:
             chosen = self.rng.choice(leaders)
             self.host(f"Still a tie between {', '.join(leaders)}; the host draws lots: {chosen}.")
@@ -374,6 +381,14 @@ class SpyWordGame(Game):
             self.finish(SPY_WIN, "spy")
         else:
             self.host(f"{seat} is voted out. The spy is still in the game.")
+            self._start_round()
+
+    def _round_without_elimination(self) -> None:
+        limit = self.options.get("max_rounds", 0)
+        if limit and self.round >= limit:
+            self.host(f"{limit} rounds are over and the spy is still in the game: the spy wins.")
+            self.finish(SPY_WIN, "spy")
+        else:
             self._start_round()
 
     # -- the record ---------------------------------------------------------------------

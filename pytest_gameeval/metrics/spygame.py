@@ -2,7 +2,9 @@
 accuracies; and the content-free bias report (paper Table 3) with chi-square tests.
 
 - Win: the guest's side won. Round: rounds the guest survived (completed rounds in which it was
-  not voted out). Voted: first-ballot votes the guest received per round it was in the game.
+  not voted out; at most 2 with 4 players). round_paper: rounds the guest took part in, the one
+  it was voted out in included (the paper's Round, 1.99 to 2.18 with 4 players; above 2 only
+  when a round ends without an elimination, -T tie=nobody). Voted: first-ballot votes the guest received per round it was in the game.
 - Theory of mind, from the guest's private answer just before the first vote:
   self-identity (its own role), 1-word / 1-identity (each other player's keyword / role),
   2-word / 2-identity (what each host thinks the guest's keyword / role is, scored against that
@@ -80,12 +82,18 @@ def tom_scores(details: dict[str, Any]) -> dict[str, float]:
 
 
 # -- per game -----------------------------------------------------------------------------
+def rounds_played(details: dict[str, Any], seat: str) -> int:
+    """The paper's Round: rounds the seat took part in, the one it was voted out in included."""
+    return next((e["round"] for e in details.get("eliminated", ()) if e["seat"] == seat), details["rounds"])
+
+
 def score(record: GameRecord) -> dict[str, float]:
     details = record.outcome["details"]
     guest = details["guest"]
     values = {label: float(record.label == label) for label in OUTCOMES}
     values["guest_win"] = float(details["guest_win"])
     values["guest_rounds"] = float(details["survived"][guest])
+    values["guest_round_paper"] = float(rounds_played(details, guest))
     values["guest_voted"] = votes_per_round(details, guest)
     values["rounds"] = float(details["rounds"])
     values["abstentions"] = float(sum(1 for b in details["ballots"] if b["abstained"]))
@@ -172,6 +180,7 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
         "guest_sides": dict(guest_side),
         "win": rate(int(sum(s["guest_win"] for s in scores)), len(scores)),
         "round": mean([s["guest_rounds"] for s in scores]),
+        "round_paper": mean([s["guest_round_paper"] for s in scores]),
         "voted": mean([s["guest_voted"] for s in scores if s["guest_voted"] == s["guest_voted"]]),
         "rates": outcome_rates([r.label for r in records], OUTCOMES),
         # ToM accuracies pooled over every scored item (Wilson intervals)

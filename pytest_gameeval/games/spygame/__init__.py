@@ -15,7 +15,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.spyfall import pair_rows, select_pairs
 from pytest_gameeval.games.spygame.rules import SpyGameGame, new_game
 from pytest_gameeval.games.spygame.scripted import POLICIES
-from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES, vote_facts
+from pytest_gameeval.games.voting import DRAW_LOTS, NAMING_METHODS, NOBODY_OUT, OUTCOMES, SPY, TIE_RULES, VILLAGER, VOTING_MODES, vote_facts
 from pytest_gameeval.metrics import spygame as metrics
 
 HOST_ROLE = "host"
@@ -44,6 +44,8 @@ class SpyGameSpec(GameSpec):
         "probe": Option(False, 'content-free bias probe: every description is "..."'),
         "voting": Option("secret", "secret: simultaneous ballots announced together; public: sequential", VOTING_MODES),
         "revote": Option(True, "a tie goes to a revote among the tied before the draw of lots"),
+        "tie": Option(DRAW_LOTS, "a tie left after any revote: lots (the host draws one) or nobody (nobody is out, next round)", TIE_RULES),
+        "max_rounds": Option(10, "with tie=nobody: the spy wins if still in the game after this many rounds"),
         "naming": Option(1, "display names: 1 'Player k', 2 'Aaron One'..., 3 plain first names", NAMING_METHODS),
         "shuffle_seats": Option(True, "seat the spy (and a villager guest) at random"),
         "shuffle_order": Option(True, "shuffle the speaking order every round"),
@@ -54,10 +56,13 @@ class SpyGameSpec(GameSpec):
     }
     # the default (guest=spy); seat_model_roles puts the evaluated model on the guest seat
     model_roles = {SPY: EVALUATED, VILLAGER: HOST_ROLE}
+    # the paper states no tie rule; its Round above 2 with 4 players needs rounds without an
+    # elimination, so a tie (after the revote) eliminates nobody (docs/fidelity.md)
+    paper_protocol = {"tie": NOBODY_OUT}
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
-    mean_keys = ("guest_win", "guest_rounds", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS)
-    higher_is_better = {"guest_win": True, "guest_rounds": True, "guest_voted": False, **{k: True for k in metrics.TOM_KEYS}}
+    mean_keys = ("guest_win", "guest_rounds", "guest_round_paper", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS)
+    higher_is_better = {"guest_win": True, "guest_rounds": True, "guest_round_paper": True, "guest_voted": False, **{k: True for k in metrics.TOM_KEYS}}
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
@@ -71,6 +76,8 @@ class SpyGameSpec(GameSpec):
         return pair_rows(pairs, "word_a", "word_b", options.get("both_orientations", True))
 
     def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> SpyGameGame:
+        if options["max_rounds"] < 1:
+            raise GameEvalError("spygame: max_rounds must be at least 1")
         if options["max_words"] < 0:
             raise GameEvalError("spygame: max_words must be 0 (no limit) or more")
         return new_game(row.data, rng, options)

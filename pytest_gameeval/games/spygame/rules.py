@@ -65,7 +65,7 @@ class SpyGameGame(SpyWordGame):
 
     def describe_turn(self, seat: str) -> Turn:
         word = self.seats[seat].private["word"]
-        guessing = self.options["word_guessing"]
+        guessing = self.options["word_guessing"] or seat != self.guest  # ablations switch off the guest only
         max_words = self.options["max_words"]
         said_by_others = {squash(d["text"]) for d in self.descriptions if d["seat"] != seat and d["text"]}
         reply = prompts.describe_format(max_words, guessing)
@@ -85,9 +85,10 @@ class SpyGameGame(SpyWordGame):
         return Turn(seat, "describe", prompts.describe_instruction(self.round, max_words, guessing), parse, reply=reply)
 
     def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
-        reply = prompts.vote(options, self.options["reasoning"])
+        reasoning = self.options["reasoning"] or seat != self.guest  # ablations switch off the guest only
+        reply = prompts.vote(options, reasoning)
         parse = ballot_parser(seat, options, self.alive, self.names, reply)
-        instruction = prompts.vote_instruction(options, stage.kind == "revote", self.options["reasoning"])
+        instruction = prompts.vote_instruction(options, stage.kind == "revote", reasoning)
         return Turn(seat, "vote", instruction, parse, data={"options": options, "stage": stage.kind}, reply=reply)
 
     # -- theory-of-mind probe -----------------------------------------------------------------
