@@ -21,7 +21,7 @@ AGE_TOPICS = [
 PAPER_PAIRS = [
     ("ipad", "iphone"), ("guitar", "lute"), ("BMW", "BENZ"), ("eyebrow", "beard"),
     ("grape", "raisins"), ("sea lion", "seal"), ("spider-man", "batman"), ("nike", "adidas"),
-    ("milk", "soy milk"), ("motorcycle", "electric scooter"), ("tiger", "lion"),
+    ("milk", "soy milk"), ("motorcycle", "electromobile"), ("tiger", "lion"),
 ]
 
 

@@ -297,7 +297,7 @@ def test_the_papers_eleven_pairs_come_first_spy_word_first():
     assert spies == [
         ("ipad", "iphone"), ("guitar", "lute"), ("bmw", "benz"), ("eyebrow", "beard"), ("grape", "raisins"),
         ("sea lion", "seal"), ("spider-man", "batman"), ("nike", "adidas"), ("milk", "soy milk"),
-        ("motorcycle", "electric scooter"), ("tiger", "lion"),
+        ("motorcycle", "electromobile"), ("tiger", "lion"),
     ]
     assert len(SPEC.rows(SPEC.parse_options({"source": "ours"}))) >= 2 * 40
 

@@ -75,3 +75,25 @@ def test_scores_are_numbers_and_records_round_trip(tmp_path):
     summary = SPEC.summarize(again)
     assert summary["games"] == 6 and summary["pairs"] == 1
     assert summary["per_pair"]["tiger-lion"]["n"] == 6
+
+
+def test_living_round_ours_and_gameevals_are_one_apart_when_the_spy_is_caught():
+    caught = record("p", False, 1)  # voted out in round 2: survived 1 round
+    caught.outcome["details"]["rounds"] = 2
+    won = record("p", True, 3)  # won at the end of round 3
+    for r, ours, paper in ((caught, 1.0, 2.0), (won, 3.0, 3.0)):
+        values = metrics.score(r)
+        assert values["spy_living_round"] == ours and values["spy_living_round_paper"] == paper
+    result = metrics.pair_metrics([caught, won])
+    assert result["l_avg"]["value"] == 2.0 and result["l_paper_avg"]["value"] == 2.5
+
+
+def test_paper_protocol_plays_gameevals_setting():
+    options = SPEC.parse_options({"protocol": "paper"})
+    rows = SPEC.select_rows(options)
+    assert [r.id for r in rows][:2] == ["ipad-iphone-fwd", "guitar-lute-fwd"] and len(rows) == 11
+    assert ("motorcycle", "electromobile") in {(r.data["spy_word"], r.data["villager_word"]) for r in rows}
+    assert options["voting"] == "public" and options["end_players"] == 3 and not options["revote"]
+    record = asyncio.run(play_case(SPEC, rows[0], 0, options, scripted_binder(SPEC, {"*": "random"})))
+    assert record.options["protocol"] == "paper" and len(record.seats) == 6
+    assert record.outcome["details"]["end_players"] == 3

@@ -2,7 +2,12 @@
 averaged over pairs, and by ordered model pair (M_a plays the spy, M_b every villager).
 
 The per-pair average divides by the number of pairs actually played (GameEval divided its 11
-pairs by 10). Its interval is a Student-t interval over the per-pair values, so games that share
+pairs by 10).
+
+Two living rounds, never to be mixed up: l (ours) counts the rounds the spy survived, i.e. the
+completed rounds in which it was not voted out; l_paper is GameEval's (its code's `round`): the
+round the game ended in, whether the spy was caught in it or won. A spy caught in round r has
+l = r - 1 and l_paper = r; a spy that wins in round r has both r. Its interval is a Student-t interval over the per-pair values, so games that share
 a word pair are not counted as independent.
 """
 
@@ -31,12 +36,18 @@ def spy_living_round(record: GameRecord) -> int:
     return int(details["survived"][details["spy"]])
 
 
+def spy_living_round_paper(record: GameRecord) -> int:
+    """GameEval's living round: the round the game ended in (caught or won)."""
+    return int(record.outcome["details"]["rounds"])
+
+
 def score(record: GameRecord) -> dict[str, float]:
     details = record.outcome["details"]
     values = {label: float(record.label == label) for label in OUTCOMES}
     spy_won = record.label == SPY_WIN
     values["evaluated_win"] = float(spy_won if details["evaluated"] == SPY else not spy_won)
     values["spy_living_round"] = float(spy_living_round(record))
+    values["spy_living_round_paper"] = float(spy_living_round_paper(record))
     values["spy_votes_per_round"] = votes_per_round(details, details["spy"])
     values["rounds"] = float(details["rounds"])
     values["abstentions"] = float(sum(1 for b in details["ballots"] if b["abstained"]))
@@ -54,12 +65,14 @@ def pair_metrics(records: list[GameRecord]) -> dict[str, Any]:
             "n": len(rs),
             "w": rate(sum(r.label == SPY_WIN for r in rs), len(rs)),
             "l": mean([spy_living_round(r) for r in rs]),
+            "l_paper": mean([spy_living_round_paper(r) for r in rs]),
         }
     return {
         "pairs": len(per_pair),
         # averages over pairs: divided by the number of pairs, with a t-interval across pairs
         "w_avg": mean([p["w"]["value"] for p in per_pair.values()]),
         "l_avg": mean([p["l"]["value"] for p in per_pair.values()]),
+        "l_paper_avg": mean([p["l_paper"]["value"] for p in per_pair.values()]),
         "per_pair": per_pair,
     }
 

@@ -69,12 +69,17 @@ class SpyFallSpec(GameSpec):
     data_file = "spyfall/pairs.jsonl"
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
-    mean_keys = ("evaluated_win", "spy_living_round", "spy_votes_per_round", "rounds", "abstentions")
+    mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions")
     higher_is_better = {"evaluated_win": True}
     scripted = POLICIES
 
     # the default (evaluated=spy); seat_model_roles follows -T evaluated
     model_roles = {SPY: EVALUATED, VILLAGER: VILLAGER}
+    # GameEval's setting (paper and public code): its 11 pairs one way round, six players named by
+    # first name speaking in seat order, ballots announced one by one, no revote, and (as its code,
+    # which produced the published averages) the spy wins once 3 players are left
+    paper_protocol = {"source": "paper", "both_orientations": False, "players": 6, "naming": 3, "shuffle_order": False,
+                      "voting": "public", "revote": False, "end_players": 3}
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
         pairs = load_pairs(self.data_path(options))
