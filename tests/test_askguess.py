@@ -204,3 +204,14 @@ def test_every_reply_is_recorded_with_its_author_only():
     replies = [e for e in record.events if e.kind == REPLY]
     assert len(replies) == 4 and all(e.to == (e.speaker,) for e in replies)
     assert mentions(replies[2].text, "apple")
+
+
+@pytest.mark.parametrize("questions, answers, default, paper", [
+    # a right guess the answerer ignored, then a wrong one, then gameover
+    (["Is it an apple?", "Is it a pear?"], ["No.", "Gameover!"], "ST", "EE"),
+    # gameover naming the word: AME first for us, ST first for GameEval
+    (["Is it an apple?"], ["Gameover! It is an apple."], "AME", "ST"),
+])
+def test_outcome_rules_default_and_gameevals(questions, answers, default, paper):
+    assert play(questions, answers)[0].label == default
+    assert play(questions, answers, protocol="paper")[0].label == paper

@@ -3,6 +3,11 @@
 Outcomes, exactly one per game: ST (gameover after a correct guess), EE (gameover though the
 word was not guessed), RLE (the round limit passed), AME (the answerer's spoken text
 contained the word), CE (a model call failed after retries).
+
+Our default credits ST if any question so far named the word (an answerer that missed a right
+guess and calls gameover later is not blamed on the questioner), and checks AME first, on the
+word and its aliases. GameEval's code (protocol=paper) credits ST only if the question just
+answered named the word, and reads gameover before AME, which it checks on the word alone.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ class AskGuessGame(Game):
         self.mode = options["mode"]
         self.max_rounds = options["max_rounds"]
         self.cot = options["cot"]
+        self.paper = options.get("protocol") == "paper"
+        self.word_only = WordMatcher(word["label"])  # GameEval's AME check: the word, no aliases
         self.guessed_in: int | None = None  # first round whose question the host judged correct
         self.missed_guesses = 0  # correct guesses the answerer did not call gameover on
         self._awaiting_answer = False
@@ -86,7 +93,8 @@ class AskGuessGame(Game):
 
 
     def _answer(self, action: str, answer: str) -> None:
-        if self.matcher.mentioned_in(answer):
+        gameover_first = self.paper and action == "answer" and says_gameover(answer)  # GameEval's order
+        if not gameover_first and (self.word_only if self.paper else self.matcher).mentioned_in(answer):
             self.say(ANSWERER, answer)
             self.finish("AME", rounds=self.round, action=action)
             return
@@ -99,7 +107,8 @@ class AskGuessGame(Game):
         self.say(ANSWERER, answer)
         self.judge(f"answerer {'claims' if claim else 'does not claim'} gameover", claim=claim)
         if claim:
-            self.finish("ST" if self.guessed_in is not None else "EE", rounds=self.round)
+            guessed = self._last_question_correct if self.paper else self.guessed_in is not None
+            self.finish("ST" if guessed else "EE", rounds=self.round)
             return
         if self._last_question_correct:
             self.missed_guesses += 1
