@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+from inspect_ai.log import read_eval_log
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
@@ -83,3 +91,29 @@ def test_askguess_round_as_gameeval_published_it_hand_worked():
     assert summary["mean_rounds_st"]["value"] == pytest.approx(7.0)  # ours: (4 + 6 + 11) / 3 ST games
     easy = [_askguess("apple", "ST", 4, mode="easy")]
     assert askguess_metrics.summarize(easy)["round_paper"]["value"] == 4.0  # easy mode counts every question
+
+
+FIDELITY = Path(__file__).resolve().parent.parent / "docs" / "fidelity.md"
+BIN = Path(sys.executable).parent
+
+
+def doc_commands() -> list[str]:
+    blocks = re.findall(r"```bash\n(.*?)```", FIDELITY.read_text(encoding="utf-8"), re.S)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("command", doc_commands())
+def test_fidelity_doc_commands_run_as_written(command, tmp_path):
+    argv = shlex.split(command)
+    argv[0] = str(BIN / argv[0]) if (BIN / argv[0]).exists() else argv[0]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    if argv[1:2] == ["eval"]:
+        (log,) = (tmp_path / "logs").glob("*.eval")
+        result = read_eval_log(str(log))
+        assert result.status == "success" and result.eval.task_args.get("protocol") == "paper"
+        assert result.eval.metadata["gameeval_options"]["protocol"] == "paper"
+    else:
+        report = read_report(tmp_path / "reports" / "gameeval-report.json")
+        assert {g["options"]["protocol"] for g in report["games"].values()} == {"paper"}

@@ -105,7 +105,10 @@ class Impersonator:
 
 def _play(game: str, seed: int, inject: bool, style: str = "chat"):
     spec = get_spec(game)
-    options = spec.parse_options({"seed": seed, "style": style})
+    # GameArena's retrospective probes are record-only asides, not moves (their isolation is
+    # tested with the games); here every seat's moves carry the fakes
+    probes = {"retrospective": False} if "retrospective" in spec.all_options() else {}
+    options = spec.parse_options({"seed": seed, "style": style, **probes})
     rows = spec.select_rows(options)
     row = rows[seed * 5 % len(rows)]
     strength = "random" if "random" in spec.scripted else next(iter(spec.scripted))

@@ -74,7 +74,8 @@ def test_spyfall_analysis_matrices_average_over_word_pairs():
 
     def rec(winner, pair, survived):
         label = {"spy": "spy_win", "villagers": "villager_win"}[winner]
-        r = _rec(winner, pair_id=pair, spy="Player 1", survived={"Player 1": survived})
+        rounds = survived if winner == "spy" else survived + 1  # caught in the round after the last survived
+        r = _rec(winner, pair_id=pair, spy="Player 1", survived={"Player 1": survived}, rounds=rounds)
         r.outcome["label"] = label
         return r
 
