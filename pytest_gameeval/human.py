@@ -5,8 +5,9 @@ The person sees their seat's system prompt once (it holds their secret: the obje
 or the statement and whether it is true), then everything their seat may see, and types one
 reply per turn. Replies go through the same parse / validate / re-prompt path as a model's, so
 a reply outside the rules is re-asked with the host's message. End of input (Ctrl-D) is a
-failed call: the game ends as CE. With -T retrospective=true the judge's classification turn
-(Akinator) is asked of the person too; it reads several lines, up to an empty line.
+failed call: the game ends as CE. With the retrospective probe (on by default) the judge's
+classification turn (Akinator) is asked of the person too; it reads several lines, up to an
+empty line.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from pytest_gameeval.engine.events import HOST_MSG, SPEECH
 from pytest_gameeval.engine.matching import mentions, normalize
 from pytest_gameeval.games.akinator.prompts import QUESTIONER
 from pytest_gameeval.games.akinator.rules import read_guess
-from pytest_gameeval.games.arena_common import CLASSIFY, MAX_LIST, SCRIPTED_LIST, RETRO, USER
+from pytest_gameeval.games.arena_common import CLASSIFY, MAX_LIST, RETRO, SCRIPTED_LIST, USER
 from pytest_gameeval.players.base import TurnContext
 
 

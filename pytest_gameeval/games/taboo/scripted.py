@@ -18,7 +18,7 @@ from typing import Any
 from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import mentions
-from pytest_gameeval.games.arena_common import MAX_LIST, SCRIPTED_LIST, RETRO, USER
+from pytest_gameeval.games.arena_common import MAX_LIST, RETRO, SCRIPTED_LIST, USER
 from pytest_gameeval.players.base import TurnContext
 
 NEUTRAL = "I see. Please go on."
