@@ -163,3 +163,21 @@ def test_every_turn_of_every_game_declares_its_reply_format(game):
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         for prop in schema["properties"].values():  # every string is bounded: no rambling to max_tokens
             assert prop.get("enum") or prop.get("maxLength") or prop.get("type") == "object"
+
+
+def test_the_embedded_model_sends_length_caps_with_the_schema():
+    """inspect drops maxLength/minLength for OpenAI-compatible servers unless the provider keeps them."""
+    from inspect_ai.model import GenerateConfig
+
+    from pytest_gameeval.games.tofukingdom import prompts
+    from pytest_gameeval.inspect_ext.local_model import LocalModelAPI
+
+    api = object.__new__(LocalModelAPI)  # no server needed to build the request
+    api.server_spec = type("S", (), {"seed": 0})()
+    api.cache_prompt = True
+    api.model_name = "local"
+    api.service_model_name = lambda: "smol"  # type: ignore[method-assign]
+    api.model_family = lambda: "smol"  # type: ignore[method-assign]
+    sent = LocalModelAPI.completion_params(api, GenerateConfig(response_schema=response_schema(prompts.answer(("Player 1",)))), False)
+    thought = sent["response_format"]["json_schema"]["schema"]["properties"]["thought"]
+    assert thought == {"type": "string", "minLength": 1, "maxLength": 100}

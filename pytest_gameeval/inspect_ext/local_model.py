@@ -172,6 +172,13 @@ class LocalModelAPI(OpenAICompatibleAPI):
         # structured request gets room to close its JSON object instead of being cut at 64 tokens
         return STRUCTURED_MAX_TOKENS if config.response_schema is not None else None
 
+    @property
+    @override
+    def schema_exclude_fields(self) -> set[str] | None:
+        # inspect strips maxLength, minLength, pattern... from schemas sent to OpenAI-compatible
+        # servers; llama.cpp's grammar honours them, and without maxLength SmolLM2 rambles
+        return None
+
     @override
     def connection_key(self) -> str:
         # one pool per server: every model on the same server shares its slots
