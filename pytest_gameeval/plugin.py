@@ -245,7 +245,7 @@ def _check_usage(state: GameEvalState) -> None:
 def _prepare(state: GameEvalState) -> None:
     """With a model: every input checked now, so bad input is one line before anything runs;
     a game whose data cannot be read fails its own item instead (state.broken)."""
-    from pytest_gameeval.pytest_runner import make_gate
+    from pytest_gameeval.pytest_runner import expected_decoding, make_gate
     from pytest_gameeval.report import incomparable, read_report
 
     settings = state.settings
@@ -259,7 +259,9 @@ def _prepare(state: GameEvalState) -> None:
             path = state.config.rootpath / path
         state.baseline_path = path
         state.baseline = read_report(path)
-        preview = {"games": {name: {"options": p.options, "dataset": p.dataset} for name, p in state.plans.items()}}
+        preview = {"games": {name: {"options": p.options, "dataset": p.dataset,
+                                    "structured": expected_decoding(p.spec, p.options, settings)}
+                             for name, p in state.plans.items()}}
         in_both = [g for g in state.plans if g in state.baseline["games"]]
         reasons = incomparable(state.baseline, preview, games=in_both)
         if reasons:

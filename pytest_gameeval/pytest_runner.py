@@ -26,6 +26,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.replies import decoding_label, resolve_structured
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -97,6 +98,16 @@ def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise GameEvalError(f"{spec.name}: case ids are not unique ({', '.join(dupes[:3])}); the game's case_key must tell rows apart")
     return GamePlan(spec, options, cases, dataset_digest(spec, options))
+
+
+def expected_decoding(spec: GameSpec, options: dict[str, Any], settings: Settings) -> str:
+    """The structured decoding a game's seats will use ("on", "off", "mixed"), known before playing:
+    from the `structured` option and the models bound to the game's roles."""
+    models = {settings.model or ""}
+    for role, bound in settings.roles.items():
+        if role in spec.bindable_roles() or role.split("[")[0] in spec.bindable_roles():
+            models.update(bound.split(","))
+    return decoding_label([resolve_structured(options.get("structured", "auto"), m) for m in sorted(models)])
 
 
 def selected_specs(settings: Settings) -> list[GameSpec]:

@@ -181,3 +181,14 @@ def test_the_embedded_model_sends_length_caps_with_the_schema():
     sent = LocalModelAPI.completion_params(api, GenerateConfig(response_schema=response_schema(prompts.answer(("Player 1",)))), False)
     thought = sent["response_format"]["json_schema"]["schema"]["properties"]["thought"]
     assert thought == {"type": "string", "minLength": 1, "maxLength": 100}
+
+
+def test_the_gate_knows_a_run_s_decoding_before_playing():
+    from pytest_gameeval.pytest_runner import expected_decoding
+    from pytest_gameeval.pytest_settings import Settings
+
+    spec = get_spec("askguess")
+    auto = spec.parse_options({})
+    assert expected_decoding(spec, auto, Settings(model="gameeval/local")) == "on"
+    assert expected_decoding(spec, auto, Settings(model="gameeval/local", roles={"answerer": "openai/gpt-4o"})) == "mixed"
+    assert expected_decoding(spec, spec.parse_options({"structured": "off"}), Settings(model="gameeval/local")) == "off"
