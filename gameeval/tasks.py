@@ -7,11 +7,13 @@ from inspect_ai import Task, task
 from inspect_ai._util.package import get_installed_package_name
 
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.inspect_ext.task import game_task
 
 
 def _task_for(game: str) -> Callable[..., Task]:
     def make(**task_args: Any) -> Task:
+        # imported when a task is made: every `inspect` command loads this entry point
+        from pytest_gameeval.inspect_ext.task import game_task
+
         return game_task(game, **task_args)
 
     make.__name__ = make.__qualname__ = game

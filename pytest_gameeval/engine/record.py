@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -52,7 +52,7 @@ class GameRecord:
         return totals
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = asdict(replace(self, events=[]))  # events once, by Event.to_dict (asdict would copy them twice)
         d["events"] = [e.to_dict() for e in self.events]
         return d
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.spec import GameSpec
+
+if TYPE_CHECKING:  # the pytest plugin imports GAMES in every pytest run: keep this module light
+    from pytest_gameeval.engine.spec import GameSpec
 
 GAMES: dict[str, str] = {
     "askguess": "pytest_gameeval.games.askguess",

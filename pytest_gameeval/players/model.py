@@ -24,6 +24,32 @@ def response_schema(reply: ReplyFormat) -> ResponseSchema:
     return ResponseSchema(name=reply.name, json_schema=JSONSchema.model_validate(reply.json_schema()))
 
 
+class InspectConversation:
+    """A seat's prompts as inspect messages, converted incrementally.
+
+    A seat's prompt grows by a message or two a turn. The messages of the unchanged prefix are the
+    very ChatMessage objects sent last time (same ids), as in an inspect agent's own growing
+    `state.messages`: we build only the new tail, and inspect's sample buffer and log condensing
+    recognise the re-sent messages by identity instead of serialising and hashing the whole
+    history again on every call. Any change (a merged last message, a message taken out of the
+    view) ends the shared prefix there, so the result always equals `to_inspect(messages)`.
+    """
+
+    def __init__(self) -> None:
+        self._sent: list[Message] = []
+        self._converted: list[ChatMessage] = []
+
+    def convert(self, messages: list[Message]) -> list[ChatMessage]:
+        same = 0
+        for old, new in zip(self._sent, messages):
+            if old["role"] != new["role"] or old["content"] != new["content"]:
+                break
+            same += 1
+        converted = self._converted[:same] + to_inspect(messages[same:])  # a new list: inspect keeps each call's input
+        self._sent, self._converted = [dict(m) for m in messages], converted
+        return converted
+
+
 class ModelPlayer:
     """`structured`: send each turn's reply schema with the request (constrained decoding)."""
 
@@ -32,6 +58,7 @@ class ModelPlayer:
         self.config = config or GenerateConfig()
         self.label = str(model)
         self.structured = structured
+        self.conversation = InspectConversation()
 
     @classmethod
     def for_choice(cls, model: Model, choice: str, config: GenerateConfig | None = None) -> ModelPlayer:
@@ -46,7 +73,7 @@ class ModelPlayer:
     async def act(self, ctx: TurnContext) -> Reply:
         token = current_turn.set(ctx)
         try:
-            output = await self.model.generate(to_inspect(ctx.messages), config=self._config(ctx))
+            output = await self.model.generate(self.conversation.convert(ctx.messages), config=self._config(ctx))
         except (LimitExceededError, EngineError, GameEvalError):
             raise  # budgets and harness bugs are not the model's failure
         except Exception as e:  # the call failed after inspect's own retries: a chat error

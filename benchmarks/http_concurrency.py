@@ -1,0 +1,351 @@
+"""Both front ends over real HTTP: Ask-Guess against a loopback OpenAI-compatible server.
+
+    python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30
+    python benchmarks/http_concurrency.py --front pytest  --latency 1.0 --connections 64 --games 128 --rounds 30
+    python benchmarks/http_concurrency.py --front pytest  --latency 0.1 --connections 64 --games 64 --rounds 10 --workers 2
+    python benchmarks/http_concurrency.py --startup
+    python benchmarks/http_concurrency.py --matrix            # every configuration below, ~45 min
+
+Each run starts `loopback_openai.py` (127.0.0.1, a fixed latency, bounded lifetime), then the front end
+exactly as a user types it, in its own process, with inspect's `openai-api/loopback/bench` provider:
+the real openai SDK and HTTP. Every game has exactly 2 x rounds calls (the server's reply never
+ends a game), so the latency-bound ideal is max(2 x rounds, ceil(calls / connections)) x latency.
+
+Per run it reports: the client's CPU per call (whole process tree, from wait4: start-up and log
+writing included; and over the play span only); start-up (process start -> first request);
+ideal / wall for the whole run and for the play span (first request -> last reply); calls per
+second per client process; CPU per call by game round (the client's CPU between request arrivals,
+sampled by the server, booked to the round of the arriving request); the load average before and
+after; the server's own CPU. Results are merged into `--out` (default
+benchmarks/results/http_concurrency.json, keyed by configuration) and printed.
+
+`--startup`: time to the first request of `inspect eval tasks/askguess.py` against that of a
+one-sample task that imports nothing but inspect (inspect's own start-up), and the wall time of a
+pytest run that does not use the plugin, with it and with `-p no:gameeval`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUT = HERE / "results" / "http_concurrency.json"
+MODEL = "openai-api/loopback/bench"  # inspect reads LOOPBACK_BASE_URL / LOOPBACK_API_KEY
+MATRIX = [  # (front, latency, connections, games, rounds, workers)
+    *[(front, lat, 64, 64, 10, 0) for front in ("inspect", "pytest") for lat in (0.1, 1.0, 2.0)],
+    *[(front, 1.0, conns, conns, 10, 0) for front in ("inspect", "pytest") for conns in (16, 256)],
+    *[(front, 1.0, 64, 128, 30, 0) for front in ("inspect", "pytest")],
+    ("pytest", 0.1, 64, 64, 10, 2),
+]
+
+
+# -- the loopback server ----------------------------------------------------------------------------
+
+
+class Loopback:
+    def __init__(self, latency: float, max_seconds: float):
+        cmd = [sys.executable, str(HERE / "loopback_openai.py"), "--latency", str(latency), "--port", "0",
+               "--max-seconds", str(max_seconds)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()  # type: ignore[union-attr]
+        if "listening on" not in line:
+            self.proc.kill()
+            raise SystemExit(f"loopback server did not start: {line!r}")
+        self.base_url = line.split()[-1]
+
+    def _call(self, path: str, body: dict | None = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base_url.removesuffix("/v1") + path, data=data,
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)
+
+    def watch(self, pid: int) -> None:
+        self._call("/_bench/watch", {"pid": pid})
+
+    def stats(self) -> dict[str, Any]:
+        return self._call("/_bench/stats")
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def client_env(server: Loopback) -> dict[str, str]:
+    return {**os.environ, "LOOPBACK_BASE_URL": server.base_url, "LOOPBACK_API_KEY": "unused"}
+
+
+def run_client(cmd: list[str], server: Loopback, timeout: float, cwd: Path = ROOT) -> tuple[float, float, float, str]:
+    """Run a front end; (spawn time, exit time, CPU seconds of its whole tree, output tail)."""
+    with tempfile.TemporaryFile("w+") as out:
+        spawned = time.monotonic()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=client_env(server), stdout=out, stderr=subprocess.STDOUT)
+        server.watch(proc.pid)
+        deadline = spawned + timeout
+        while True:  # wait4 gives the CPU of the process and every descendant it reaped
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise SystemExit(f"{' '.join(cmd)}: no result within {timeout} s")
+            time.sleep(0.05)
+        ended = time.monotonic()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        tail = out.read()[-3000:]
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}:\n{tail}")
+    return spawned, ended, usage.ru_utime + usage.ru_stime, tail
+
+
+# -- front ends -------------------------------------------------------------------------------------
+
+
+def split_games(games: int) -> tuple[int, int]:
+    """(rows, epochs) with rows x epochs = games and rows <= 100 (the word list's length)."""
+    for epochs in range(1, games + 1):
+        if games % epochs == 0 and games // epochs <= 100:
+            return games // epochs, epochs
+    raise ValueError(games)
+
+
+def inspect_command(rounds: int, rows: int, epochs: int, connections: int, log_dir: str, extra: list[str]) -> list[str]:
+    return [str(Path(sys.executable).with_name("inspect")), "eval", "tasks/askguess.py", "--model", MODEL,
+            "-T", f"max_rounds={rounds}", "--limit", str(rows), "--epochs", str(epochs),
+            "--max-connections", str(connections), "--max-samples", str(connections), "--log-dir", log_dir, *extra]
+
+
+def pytest_command(rounds: int, rows: int, epochs: int, connections: int, workers: int, report: str, extra: list[str]) -> list[str]:
+    per_worker = math.ceil(connections / max(1, workers))
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--gameeval-only",
+            "--gameeval-model", MODEL, "--gameeval-games", "askguess", "--gameeval-option", f"max_rounds={rounds}",
+            "--gameeval-limit", str(rows), "--gameeval-trials", str(epochs),
+            "--gameeval-concurrency", str(per_worker), "--gameeval-max-connections", str(per_worker),
+            "--gameeval-report", report, "-n", str(workers), *extra]
+
+
+def check_inspect_log(log_dir: str, games: int) -> None:
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    (info,) = list_eval_logs(log_dir)
+    log = read_eval_log(info, header_only=True)
+    if log.status != "success" or log.results is None or log.results.completed_samples != games:
+        raise SystemExit(f"inspect eval: status {log.status}, {log.results and log.results.completed_samples} of {games} games")
+
+
+def check_pytest_report(report: str, games: int) -> None:
+    cases = json.loads(Path(report).read_text())["cases"]
+    played = [c for c in cases if c["status"] == "played"]
+    if len(played) != games:
+        raise SystemExit(f"pytest: {len(played)} of {games} games played")
+
+
+# -- one run --------------------------------------------------------------------------------------
+
+
+def per_round_cpu(requests: list[list[Any]]) -> dict[int, float]:
+    """CPU ms per call by round: the client's CPU between consecutive arrivals, booked to the
+    round of the later one (games move almost in step at a fixed latency)."""
+    sampled = sorted((r for r in requests if r[2] is not None), key=lambda r: r[0])
+    cpu: dict[int, float] = {}
+    calls: dict[int, int] = {}
+    for before, after in zip(sampled, sampled[1:]):
+        cpu[after[1]] = cpu.get(after[1], 0.0) + after[2] - before[2]
+        calls[after[1]] = calls.get(after[1], 0) + 1
+    return {r: round(1000 * cpu[r] / calls[r], 3) for r in sorted(cpu)}
+
+
+def round_growth(by_round: dict[int, float], rounds: int) -> dict[str, Any]:
+    """CPU per call early (rounds 2-4) and late (the last three rounds) in the game. Round 1 is left
+    out: its requests are booked only the CPU between them (the other games' start-up), not a
+    whole call cycle. Meaningful only when all games run at once (games <= connections)."""
+    early = [by_round[r] for r in range(2, min(5, rounds + 1)) if r in by_round]
+    late = [by_round[r] for r in range(max(2, rounds - 2), rounds + 1) if r in by_round]
+    if not early or not late or rounds < 6:
+        return {}
+    first, last = statistics.mean(early), statistics.mean(late)
+    return {"early_rounds_cpu_ms_per_call": round(first, 2), "late_rounds_cpu_ms_per_call": round(last, 2),
+            "late_over_early": round(last / first, 2)}
+
+
+def measure(front: str, latency: float, connections: int, games: int, rounds: int, workers: int,
+            extra: list[str]) -> dict[str, Any]:
+    rows, epochs = split_games(games)
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    bound = 600 + 10 * games * rounds * latency / max(1, connections) + games * rounds * 0.05
+    server = Loopback(latency, bound + 60)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            if front == "inspect":
+                cmd = inspect_command(rounds, rows, epochs, connections, tmp, extra)
+            else:
+                cmd = pytest_command(rounds, rows, epochs, connections, workers, f"{tmp}/report.json", extra)
+            spawned, ended, cpu, _ = run_client(cmd, server, bound)
+            if front == "inspect":
+                check_inspect_log(tmp, games)
+            else:
+                check_pytest_report(f"{tmp}/report.json", games)
+        stats = server.stats()
+    finally:
+        server.stop()
+    requests = stats["requests"]
+    calls = len(requests)
+    if calls != games * 2 * rounds:
+        raise SystemExit(f"expected {games * 2 * rounds} calls, the server saw {calls}")
+    first, last_reply = min(r[0] for r in requests), max(r[3] for r in requests)
+    ideal = max(2 * rounds, math.ceil(calls / connections)) * latency
+    sampled = [r for r in requests if r[2] is not None]
+    play_cpu = max(r[2] for r in sampled) - min(r[2] for r in sampled) if sampled else None
+    by_round = per_round_cpu(requests)
+    processes = max(1, workers)
+    display_cmd = [Path(c).name if i == 0 else c for i, c in enumerate(cmd)]
+    return {
+        "front": front, "latency_s": latency, "connections": connections, "games": games, "rounds": rounds,
+        "workers": workers, "calls": calls, "command": " ".join(display_cmd).replace(tmp, "TMP"),
+        "startup_s": round(first - spawned, 2),
+        "wall_s": round(ended - spawned, 2), "play_span_s": round(last_reply - first, 2), "ideal_s": round(ideal, 2),
+        "ideal_over_wall": round(ideal / (ended - spawned), 3), "ideal_over_play_span": round(ideal / (last_reply - first), 3),
+        "client_cpu_s": round(cpu, 2), "cpu_ms_per_call": round(1000 * cpu / calls, 2),
+        "play_cpu_ms_per_call": round(1000 * play_cpu / calls, 2) if play_cpu is not None else None,
+        "calls_per_s_per_process": round(calls / (last_reply - first) / processes, 1),
+        "cpu_ms_per_call_by_round": by_round,
+        **(round_growth(by_round, rounds) if games <= connections else {}),
+        "server_cpu_s": round(stats["server_cpu_s"], 2),
+        "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+# -- start-up ---------------------------------------------------------------------------------------
+
+MINIMAL_TASK = '''
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.solver import generate
+
+@task
+def minimal():
+    return Task(dataset=[Sample(input="Say hi")], solver=generate())
+'''
+
+
+def time_to_first_request(cmd: list[str], cwd: Path) -> dict[str, float]:
+    server = Loopback(0.0, 300)
+    try:
+        spawned, ended, cpu, _ = run_client(cmd, server, 240, cwd)
+        first = min(r[0] for r in server.stats()["requests"])
+    finally:
+        server.stop()
+    return {"to_first_request_s": round(first - spawned, 2), "wall_s": round(ended - spawned, 2), "cpu_s": round(cpu, 2)}
+
+
+def startup(repeats: int) -> dict[str, Any]:
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    inspect = str(Path(sys.executable).with_name("inspect"))
+    out: dict[str, Any] = {"repeats": repeats}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "minimal.py").write_text(MINIMAL_TASK)
+        (Path(tmp) / "test_plain.py").write_text("def test_nothing():\n    assert True\n")
+        runs = {
+            "inspect_minimal_task": [inspect, "eval", "minimal.py", "--model", MODEL, "--log-dir", f"{tmp}/logs"],
+            "inspect_askguess": [inspect, "eval", "tasks/askguess.py", "--model", MODEL, "--limit", "1",
+                                 "-T", "max_rounds=1", "--log-dir", f"{tmp}/logs"],
+        }
+        for name, cmd in runs.items():
+            cwd = Path(tmp) if name == "inspect_minimal_task" else ROOT
+            samples = [time_to_first_request(cmd, cwd) for _ in range(repeats)]
+            out[name] = {"command": " ".join([Path(cmd[0]).name, *cmd[1:]]).replace(tmp, "TMP"),
+                         **{k: statistics.median(s[k] for s in samples) for k in samples[0]}}
+        out["askguess_after_inspect_startup_s"] = round(
+            out["inspect_askguess"]["to_first_request_s"] - out["inspect_minimal_task"]["to_first_request_s"], 2)
+        pytest_runs = {
+            "pytest_with_plugin": [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{tmp}/test_plain.py"],
+            "pytest_without_plugin": [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:gameeval", f"{tmp}/test_plain.py"],
+        }
+        for name, cmd in pytest_runs.items():
+            walls = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                subprocess.run(cmd, cwd=tmp, capture_output=True, check=True)
+                walls.append(time.perf_counter() - start)
+            out[name] = {"command": " ".join(["python", *cmd[1:]]).replace(tmp, "TMP"), "wall_s": round(statistics.median(walls), 3),
+                         "walls_s": [round(w, 3) for w in walls]}
+    out["load_average_before"] = load_before
+    out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    return out
+
+
+# -- output -----------------------------------------------------------------------------------------
+
+
+def key_of(result: dict[str, Any]) -> str:
+    if "front" not in result:
+        return "startup"
+    extra = f" {result['extra']}" if result.get("extra") else ""
+    return (f"{result['front']} latency={result['latency_s']} connections={result['connections']} games={result['games']} "
+            f"rounds={result['rounds']} workers={result['workers']}{extra}")
+
+
+def save(results: list[dict[str, Any]], path: Path) -> None:
+    saved = json.loads(path.read_text()) if path.exists() else {"benchmark": "http_concurrency", "runs": {}}
+    for result in results:
+        result["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        result["cpus"] = os.cpu_count()
+        saved["runs"][key_of(result)] = result
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--front", choices=["inspect", "pytest"], default="inspect")
+    parser.add_argument("--latency", type=float, default=1.0)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--games", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=10, help="Ask-Guess max_rounds (30: full length)")
+    parser.add_argument("--workers", type=int, default=0, help="pytest -n")
+    parser.add_argument("--extra", default="", help="more arguments for the front end, e.g. '--no-log-samples'")
+    parser.add_argument("--startup", action="store_true", help="time start-up instead (see above)")
+    parser.add_argument("--repeats", type=int, default=3, help="start-up repeats (the median is reported)")
+    parser.add_argument("--matrix", action="store_true", help="run every configuration of MATRIX")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file the results are merged into")
+    parser.add_argument("--no-save", action="store_true", help="print only")
+    args = parser.parse_args()
+    if args.startup:
+        results = [startup(args.repeats)]
+    else:
+        configs = MATRIX if args.matrix else [(args.front, args.latency, args.connections, args.games, args.rounds, args.workers)]
+        results = []
+        for config in configs:
+            result = measure(*config, extra=args.extra.split())
+            if args.extra:
+                result["extra"] = args.extra
+            results.append(result)
+            print(json.dumps(result), flush=True)
+    if not args.no_save:
+        save(results, args.out)
+    print(json.dumps(results if len(results) > 1 else results[0], indent=1))
+
+
+if __name__ == "__main__":
+    main()

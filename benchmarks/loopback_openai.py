@@ -1,0 +1,128 @@
+"""A loopback OpenAI-compatible chat server with a fixed latency, for benchmarks (never a model).
+
+    python benchmarks/loopback_openai.py --latency 1.0 --port 0    # prints: listening on http://127.0.0.1:PORT/v1
+
+`POST /v1/chat/completions` waits `--latency` seconds and answers a fixed question with a usage
+block, so an Ask-Guess game (both seats) runs to its round limit: every game has exactly
+2 x max_rounds calls. It listens on 127.0.0.1 only and exits by itself after `--max-seconds`.
+
+For the benchmark it notes, per request, its arrival time (CLOCK_MONOTONIC, comparable across
+processes), the game round it belongs to (the number of assistant messages in the history plus
+one) and the CPU time the client process tree had used when it arrived (`--watch PID` or
+`POST /_bench/watch {"pid": PID}`); `GET /_bench/stats` returns them and the server's own CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import sys
+import time
+from typing import Any
+
+import psutil
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+REPLY = "Is it something you can hold in one hand?"  # a question no CIFAR-100 label matches
+
+
+class ClientCpu:
+    """User+system CPU seconds of a process and its descendants (xdist workers included)."""
+
+    def __init__(self) -> None:
+        self.root: psutil.Process | None = None
+
+    def watch(self, pid: int) -> None:
+        self.root = psutil.Process(pid)
+
+    def seconds(self) -> float | None:
+        if self.root is None:
+            return None
+        total = 0.0
+        try:
+            for proc in [self.root, *self.root.children(recursive=True)]:
+                t = proc.cpu_times()
+                total += t.user + t.system
+        except psutil.Error:
+            return None
+        return total
+
+
+def make_app(latency: float, client: ClientCpu) -> Starlette:
+    arrivals: list[list[Any]] = []  # [arrival, round, client cpu, done]
+
+    async def chat(request: Request) -> JSONResponse:
+        arrived = time.monotonic()
+        body = await request.json()
+        messages = body.get("messages", [])
+        entry = [arrived, 1 + sum(m.get("role") == "assistant" for m in messages), client.seconds(), None]
+        arrivals.append(entry)
+        await asyncio.sleep(latency)
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+        entry[3] = time.monotonic()
+        return JSONResponse({
+            "id": f"chatcmpl-{len(arrivals)}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "loopback"),
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": REPLY}}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10},
+        })
+
+    async def watch(request: Request) -> JSONResponse:
+        client.watch(int((await request.json())["pid"]))
+        arrivals.clear()
+        return JSONResponse({"ok": True})
+
+    async def stats(request: Request) -> JSONResponse:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        return JSONResponse({"requests": arrivals, "server_cpu_s": own.ru_utime + own.ru_stime})
+
+    return Starlette(routes=[
+        Route("/v1/chat/completions", chat, methods=["POST"]),
+        Route("/_bench/watch", watch, methods=["POST"]),
+        Route("/_bench/stats", stats, methods=["GET"]),
+    ])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds before each reply")
+    parser.add_argument("--port", type=int, default=0, help="0: a free port")
+    parser.add_argument("--watch", type=int, default=None, help="client PID whose CPU time to sample")
+    parser.add_argument("--max-seconds", type=float, default=3600, help="exit after this long, whatever happens")
+    args = parser.parse_args()
+    client = ClientCpu()
+    if args.watch:
+        client.watch(args.watch)
+    config = uvicorn.Config(make_app(args.latency, client), host="127.0.0.1", port=args.port, log_level="warning",
+                            access_log=False, backlog=2048, timeout_keep_alive=600)
+    server = uvicorn.Server(config)
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                return await task
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        print(f"listening on http://127.0.0.1:{port}/v1", flush=True)
+        try:
+            await asyncio.wait_for(asyncio.shield(task), args.max_seconds)
+        except asyncio.TimeoutError:
+            server.should_exit = True
+            await task
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:  # uvicorn re-raises the SIGINT it stopped on
+        pass
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()
