@@ -41,6 +41,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback_openai import REPLY  # noqa: E402  (the server's fixed reply)
+
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "http_concurrency.json"
@@ -229,9 +232,51 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         "calls_per_s_per_process": round(calls / (last_reply - first) / processes, 1),
         "cpu_ms_per_call_by_round": by_round,
         **(round_growth(by_round, rounds) if games <= connections else {}),
+        "openai_sdk_request_transform_ms": sdk_transform_ms(rounds),
         "server_cpu_s": round(stats["server_cpu_s"], 2),
         "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def sdk_transform_ms(rounds: int) -> dict[str, float]:
+    """CPU ms of the openai SDK's request transform (`chat.completions.create` walks every message
+    of the request against its typed schema) for the questioner's real request at round 1 and at
+    round `rounds` of an Ask-Guess game: the part of a call's cost that grows with the history
+    and sits inside the SDK, below inspect and us."""
+    import asyncio
+
+    from openai._utils._transform import async_maybe_transform
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+    from pytest_gameeval.games.registry import get_spec
+    from pytest_gameeval.play import play_case
+    from pytest_gameeval.players.base import Reply
+
+    spec = get_spec("askguess")
+    options = spec.parse_options({"max_rounds": rounds})
+    prompts: list[list[dict[str, str]]] = []
+
+    class Capture:
+        label = "capture"
+
+        async def act(self, ctx: Any) -> Reply:
+            if ctx.seat.role == "questioner":
+                prompts.append(ctx.messages)
+            return Reply(REPLY)
+
+    async def cost(messages: list[dict[str, str]], repeats: int = 200) -> float:
+        body = {"messages": messages, "model": "bench", "max_tokens": 64}
+        start = time.process_time()
+        for _ in range(repeats):
+            await async_maybe_transform(body, CompletionCreateParamsNonStreaming)
+        return round(1000 * (time.process_time() - start) / repeats, 3)
+
+    async def main() -> dict[str, float]:
+        await play_case(spec, spec.rows(options)[0], 0, options, lambda seat, role: Capture())
+        return {f"round_{r}": await cost(prompts[r - 1]) for r in (1, rounds)} | {
+            f"round_{rounds}_messages": len(prompts[-1])}
+
+    return asyncio.run(main())
 
 
 # -- start-up ---------------------------------------------------------------------------------------

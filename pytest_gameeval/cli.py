@@ -23,6 +23,7 @@ COMMANDS = {
     "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "run every model pairing of spyfall/tofukingdom through inspect (resumable); matrices, points, Bradley-Terry ratings as JSON and PNG"),
     "age-topics": (lambda argv: __import__("pytest_gameeval.age_experiments", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list; JSON table and heatmap PNG"),
     "validity": (lambda argv: __import__("pytest_gameeval.validity", fromlist=["main"]).main(argv), "strong vs weak scripted players per game: sequential Fisher/Welch tests, games needed, as JSON"),
+    "merge-logs": (lambda argv: __import__("pytest_gameeval.inspect_ext.merge_logs", fromlist=["main"]).main(argv), "merge-logs OUT LOG...: one inspect log (metrics over every game; eval-retry works) from one evaluation run as several processes on parts of the dataset"),
     "bias-report": (lambda argv: __import__("pytest_gameeval.metrics.spygame", fromlist=["main"]).main(argv), "vote bias by name, speaking and option position with chi-square tests, from SpyGame probe-mode logs or records"),
 }
 
