@@ -2,9 +2,9 @@
 
     python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30
     python benchmarks/http_concurrency.py --front pytest  --latency 1.0 --connections 64 --games 128 --rounds 30
-    python benchmarks/http_concurrency.py --front pytest  --latency 0.1 --connections 64 --games 64 --rounds 10 --workers 2
+    python benchmarks/http_concurrency.py --front pytest  --latency 0.1 --connections 64 --games 128 --rounds 10 --workers 2
     python benchmarks/http_concurrency.py --startup
-    python benchmarks/http_concurrency.py --matrix            # every configuration below, ~45 min
+    python benchmarks/http_concurrency.py --matrix            # every configuration in MATRIX, ~15 min idle
 
 Each run starts `loopback_openai.py` (127.0.0.1, a fixed latency, bounded lifetime), then the front end
 exactly as a user types it, in its own process, with inspect's `openai-api/loopback/bench` provider:
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import math
 import os
@@ -48,12 +49,16 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "http_concurrency.json"
 MODEL = "openai-api/loopback/bench"  # inspect reads LOOPBACK_BASE_URL / LOOPBACK_API_KEY
-MATRIX = [  # (front, latency, connections, games, rounds, workers)
+LOG_OPTIONS = ["--no-log-realtime", "--no-log-samples", "--log-buffer 64", "--display none"]
+MATRIX = [  # (front, latency, connections, games, rounds, workers); ~15 min on an idle 2-core machine
     *[(front, lat, 64, 64, 10, 0) for front in ("inspect", "pytest") for lat in (0.1, 1.0, 2.0)],
     *[(front, 1.0, conns, conns, 10, 0) for front in ("inspect", "pytest") for conns in (16, 256)],
-    *[(front, 1.0, 64, 128, 30, 0) for front in ("inspect", "pytest")],
-    ("pytest", 0.1, 64, 64, 10, 2),
+    *[(front, 1.0, 64, 64, 30, 0) for front in ("inspect", "pytest")],  # all in step: CPU per call by round
+    *[(front, 1.0, 64, 128, 30, 0) for front in ("inspect", "pytest")],  # the issue's target run
+    *[("pytest", 0.1, 64, 128, 10, workers) for workers in (0, 2)],  # CPU-bound: does -n 2 add throughput?
+    *[("inspect", 0.1, 64, 64, 10, 0, extra) for extra in LOG_OPTIONS],  # what each log option saves
 ]
+
 
 
 # -- the loopback server ----------------------------------------------------------------------------
@@ -333,6 +338,7 @@ def startup(repeats: int) -> dict[str, Any]:
                 walls.append(time.perf_counter() - start)
             out[name] = {"command": " ".join(["python", *cmd[1:]]).replace(tmp, "TMP"), "wall_s": round(statistics.median(walls), 3),
                          "walls_s": [round(w, 3) for w in walls]}
+    out["anthropic_installed"] = importlib.util.find_spec("anthropic") is not None  # inspect imports its provider if so
     out["load_average_before"] = load_before
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     return out
@@ -361,6 +367,24 @@ def save(results: list[dict[str, Any]], path: Path) -> None:
     tmp.replace(path)
 
 
+def table(path: Path) -> str:
+    """The saved runs as the markdown table docs/performance.md shows."""
+    runs = json.loads(path.read_text())["runs"]
+    lines = ["| front end | latency | games, connections | rounds | extra | CPU ms/call (run / play) | late ÷ early rounds "
+             "| start-up | ideal/wall run (play span) | calls/s per process | load avg before | date |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key, r in runs.items():
+        if key == "startup":
+            continue
+        front = r["front"] + (f" -n {r['workers']}" if r["workers"] else "")
+        lines.append(
+            f"| {front} | {r['latency_s']} s | {r['games']}, {r['connections']} | {r['rounds']} | {r.get('extra', '')} "
+            f"| {r['cpu_ms_per_call']} / {r['play_cpu_ms_per_call']} | {r.get('late_over_early', '')} | {r['startup_s']} s "
+            f"| {r['ideal_over_wall']} ({r['ideal_over_play_span']}) | {r['calls_per_s_per_process']} "
+            f"| {r['load_average_before'][0]} | {r['date'][:16]} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--front", choices=["inspect", "pytest"], default="inspect")
@@ -375,16 +399,21 @@ def main() -> None:
     parser.add_argument("--matrix", action="store_true", help="run every configuration of MATRIX")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file the results are merged into")
     parser.add_argument("--no-save", action="store_true", help="print only")
+    parser.add_argument("--table", action="store_true", help="print the saved runs as a markdown table and exit")
     args = parser.parse_args()
+    if args.table:
+        print(table(args.out))
+        return
     if args.startup:
         results = [startup(args.repeats)]
     else:
-        configs = MATRIX if args.matrix else [(args.front, args.latency, args.connections, args.games, args.rounds, args.workers)]
+        configs = MATRIX if args.matrix else [(args.front, args.latency, args.connections, args.games, args.rounds, args.workers, args.extra)]
         results = []
-        for config in configs:
-            result = measure(*config, extra=args.extra.split())
-            if args.extra:
-                result["extra"] = args.extra
+        for front, latency, connections, games, rounds, workers, *extra in configs:
+            extra_args = extra[0] if extra else ""
+            result = measure(front, latency, connections, games, rounds, workers, extra=extra_args.split())
+            if extra_args:
+                result["extra"] = extra_args
             results.append(result)
             print(json.dumps(result), flush=True)
     if not args.no_save:
