@@ -114,7 +114,7 @@ def test_no_description_after_retries_ends_the_game_unscored():
     game, _ = new_game()
     record = run(game, players_for(game, ["not json", describe_json("An apple."), describe_json("")], {w: [] for w in ITEM["distractors"] + ["apple"]}))
     assert record.label == "no_description"
-    assert record.failures[DESCRIBER] == {"format": 1, "rule": 2, "chat": 0, "forfeit": 1}
+    assert record.failures[DESCRIBER] == {"format": 2, "rule": 1, "chat": 0, "forfeit": 1}
     s = metrics.score(record)
     assert s["no_description"] == 1 and math.isnan(s["aggressive_target"])
     assert metrics.summarize([record])["modes"]["aggressive"]["outcomes"]["no_description"]["k"] == 1

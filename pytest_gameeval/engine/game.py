@@ -38,6 +38,10 @@ class Turn:
     its instruction, replies and re-prompts are seen by its seat while it answers, then the runner
     takes them out of every view (audience record-only, ``data["probe"] = action``), so later
     prompts read as if it had never been asked. The game records its result itself.
+
+    Before `parse`, the runner rejects a reply that restates the host's text (an echoed
+    instruction, template or placeholder) as a format error; a turn whose parser must never raise
+    sets `echo_check=False` and checks with `engine.echo.check_not_echo` itself.
     """
 
     seat: str
@@ -48,6 +52,7 @@ class Turn:
     data: dict[str, Any] = field(default_factory=dict)
     record_only: bool = False
     reply: ReplyFormat | None = None
+    echo_check: bool = True  # the runner's check that the reply does not restate host text (engine/echo.py)
 
 
 @dataclass

@@ -7,8 +7,9 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
-from pytest_gameeval.engine.events import FAILURE, REFEREE_ONLY, REPLY, Event, HOST
+from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event, HOST
 from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.views import render, visible_events
@@ -67,9 +68,10 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
     if turn.instruction:
         note(game.host(turn.instruction, to=(turn.seat,), action=turn.action))
     last = _Result(False, events=logged)
+    system = game.system_prompt(turn.seat)
     for attempt in range(turn.retries + 1):
         view = visible_events(game.events, turn.seat)
-        messages = render(session.style, game.system_prompt(turn.seat), game.events, turn.seat)
+        messages = render(session.style, system, game.events, turn.seat)
         ctx = TurnContext(game.name, seat, turn, messages, view, attempt, session.seed, game.options)
         structured = turn.reply is not None and getattr(player, "structured", False)
         reply = await player.act(ctx)
@@ -84,6 +86,8 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {})}
         note(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data)))
         try:
+            if turn.echo_check:  # the host text this seat was shown for this turn
+                check_not_echo(reply.text, [e.text for e in logged if e.kind == HOST_MSG], system)
             text = turn.reply.unwrap(reply.text) if structured and turn.reply.text else reply.text  # type: ignore[union-attr]
             return _Result(True, text, turn.parse(text), events=logged)
         except (ParseError, RuleViolation) as problem:

@@ -9,7 +9,7 @@ ranked candidate list, or a truth level in Bluffing). The probe is an engine Tur
 - its instruction and reply are visible to the evaluated seat only while it is being asked,
   and the runner hides them from every prompt afterwards, so the game goes on exactly as if
   the probe never happened;
-- its parser never raises: an unreadable reply is stored as a failed probe (``ok: false``)
+- its parser never raises: an unreadable or echoed reply is stored as a failed probe (``ok: false``)
   instead of a game format error, so the engine's format/rule counts stay the game's own;
   there is no re-prompt for a probe (one attempt);
 - its result is one record-only ACTION event with ``data.probe`` set, which metrics read.
@@ -23,6 +23,7 @@ import random
 import re
 from typing import Any, Callable
 
+from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import normalize
@@ -170,15 +171,16 @@ class ArenaGame(Game):
     def queue_record_only(self, seat: str, action: str, instruction: str, parse: Callable[[str], dict[str, Any]],
                           reply: ReplyFormat, **data: Any) -> None:
         """Ask `seat` a record-only question before the next move (hidden afterwards)."""
-        self._extra.append(Turn(seat, action, instruction, _never_raises(parse), retries=0, data=dict(data),
-                                record_only=True, reply=reply))
+        self._extra.append(Turn(seat, action, instruction, _never_raises(parse, instruction), retries=0, data=dict(data),
+                                record_only=True, reply=reply, echo_check=False))
 
     def pending(self) -> list[Turn]:
         if self._extra:
             return [self._extra[0]]
         if self._probe_due:
-            return [Turn(self.evaluated_seat, RETRO, self.probe_instruction(), _never_raises(self.parse_probe), retries=0,
-                         record_only=True, reply=self.probe_reply)]
+            instruction = self.probe_instruction()
+            return [Turn(self.evaluated_seat, RETRO, instruction, _never_raises(self.parse_probe, instruction), retries=0,
+                         record_only=True, reply=self.probe_reply, echo_check=False)]
         return self.pending_move()
 
     def apply(self, turn: Turn, text: str, action: Any) -> None:
@@ -220,9 +222,10 @@ def _summary(result: dict[str, Any]) -> str:
     return "ok"
 
 
-def _never_raises(parse: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+def _never_raises(parse: Callable[[str], dict[str, Any]], instruction: str) -> Callable[[str], dict[str, Any]]:
     def safe(text: str) -> dict[str, Any]:
         try:
+            check_not_echo(text, [instruction])  # an echoed probe question is a failed probe
             return {"ok": True, **parse(text)}
         except ParseError as problem:
             return {"ok": False, "error": str(problem), "kind": "format"}

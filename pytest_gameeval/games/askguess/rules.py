@@ -62,7 +62,7 @@ class AskGuessGame(Game):
         return prompts.answerer_system(self.word, self.mode, self.cot)
 
     def _read(self, text: str) -> str:
-        return prompts.COT.read(text)["speak"] if self.cot else plain_text(text)
+        return plain_text(prompts.COT.read(text)["speak"] if self.cot else text)  # same checks in both styles
 
     def _turn(self, seat: str, action: str, instruction: str | None, reply: ReplyFormat) -> Turn:
         return Turn(seat, action, instruction, self._read, reply=prompts.COT if self.cot else reply)

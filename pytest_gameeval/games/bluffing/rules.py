@@ -21,7 +21,7 @@ from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.arena_common import USER, USER_ROLE, ArenaGame
 from pytest_gameeval.games.bluffing import prompts
-from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES
+from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES, VERDICT_FORM
 
 OUTCOMES = ("win", "lose", "no_verdict", "CE")
 _VERDICT = re.compile(r"i\s+believe\s+your\s+statement\s+is\s*:?\s*[*\"']*\s*(true|false)\b", re.IGNORECASE)
@@ -29,9 +29,12 @@ _LEVEL = re.compile(r"\b(possibly\s+true|possibly\s+false|unknown|true|false)\b"
 
 
 def read_verdict(text: str) -> bool | None:
-    """The verdict of the last verdict form in a reply, or None."""
-    found = _VERDICT.findall(text)
-    return None if not found else found[-1].lower() == "true"
+    """The verdict of a reply's verdict forms, or None if it has none. Forms that disagree (often
+    an echo of the instruction, which names both) are a format error, never the last one's value."""
+    found = {v.lower() for v in _VERDICT.findall(text)}
+    if len(found) > 1:
+        raise ParseError(f'your reply gives both verdicts; give exactly one: "{VERDICT_FORM}"')
+    return None if not found else found.pop() == "true"
 
 
 def read_level(text: str) -> dict[str, Any]:

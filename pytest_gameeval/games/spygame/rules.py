@@ -17,6 +17,7 @@ from typing import Any
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.matching import squash
+from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.spygame import prompts
 from pytest_gameeval.games.voting import (
@@ -72,9 +73,7 @@ class SpyGameGame(SpyWordGame):
 
         def parse(text: str) -> dict[str, str]:
             fields = reply.read(text)
-            speak = fields["speak"]
-            if not speak:
-                raise ParseError("the speak field is empty")
+            speak = fields["speak"] = plain_text(fields["speak"], max_chars=600)  # SpyFall's checks
             if max_words and len(speak.split()) > max_words:
                 raise RuleViolation(f"your description has {len(speak.split())} words; use at most {max_words}")
             no_own_word(speak, word)

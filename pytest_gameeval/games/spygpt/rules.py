@@ -10,7 +10,8 @@ turns are asked together, in a seeded shuffled order.
 Rule decisions (the spec leaves them open): a description must not contain the target word
 (whole word, plural-aware) and must keep the mode's word limit (aggressive 100 words,
 conservative 10); either breach is a rule violation (re-prompt, then the game ends
-"no_description", nothing scored). A judge reply must be one whole number 1–5; anything else is
+"no_description", nothing scored). A judge reply must be one whole number 1–5 in the asked-for form (the number alone,
+optionally labelled, or a JSON "score"): a number inside other text is not a rating; anything else is
 a format error (re-prompt, then that judgement is counted as unparsed and never scored).
 """
 
@@ -39,9 +40,18 @@ def count_words(text: str) -> int:
     return len(_WORDS.findall(text))
 
 
+# The asked-for form: the number alone, optionally labelled ("Score: 4", "I rate it 4") and out of 5.
+_SCORE_FORM = re.compile(
+    r"^\W*(?:(?:my\s+)?(?:score|rating)(?:\s+is)?|i\s*(?:would|'d)?\s+(?:rate|give|score)(?:\s+(?:it|this))?)?\W*"
+    r"(?P<n>\d+(?:[.,]\d+)?|one|two|three|four|five)(?:\s*(?:/|out\s+of)\s*5)?\W*$",
+    re.IGNORECASE,
+)
+
+
 def parse_score(text: str) -> int:
-    """A judge's rating: one whole number 1-5 ("4", "Score: 4", "4/5", "4 out of 5", {"score": 4},
-    "Four"). Several different numbers, fractions or out-of-range values are format errors."""
+    """A judge's rating in the asked-for form: one whole number 1-5 alone ("4", "Score: 4", "4/5",
+    "I rate it 4 out of 5", {"score": 4}, "Four"). A number inside other text ("Player 2 is
+    eliminated"), several numbers, fractions or out-of-range values are format errors."""
     for obj in reversed(json_objects(text)):
         if "score" in obj:
             value = obj["score"]
@@ -50,14 +60,10 @@ def parse_score(text: str) -> int:
             if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 5:
                 return value
             raise ParseError(f"the score must be a whole number from 1 to 5; {SCORE_FORMAT}")
-    stripped = re.sub(r"(?:/|\bout\s+of)\s*5\b", " ", text, flags=re.IGNORECASE)
-    numbers = set(re.findall(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])", stripped))
-    if not numbers:
-        words = {w for w in re.findall(r"[a-z]+", stripped.lower()) if w in _NUMBER_WORDS}
-        numbers = {str(_NUMBER_WORDS[w]) for w in words}
-    if len(numbers) != 1:
-        raise ParseError(SCORE_FORMAT if not numbers else f"your reply has several numbers; {SCORE_FORMAT}")
-    number = numbers.pop().rstrip(".")
+    form = _SCORE_FORM.match(text.strip())
+    if form is None:
+        raise ParseError(SCORE_FORMAT)
+    number = str(_NUMBER_WORDS.get(form["n"].lower(), form["n"]))
     if not number.isdigit() or not 1 <= int(number) <= 5:
         raise ParseError(f"{number} is not a whole number from 1 to 5; {SCORE_FORMAT}")
     return int(number)
@@ -98,7 +104,7 @@ class SpyGPTGame(Game):
     def _parse_description(self, text: str) -> str:
         description = prompts.describe(self.mode).read(text)["description"]
         if not description:
-            raise RuleViolation("the description is empty")
+            raise ParseError("the description is empty")  # unreadable, as an empty move is in every game
         limit = WORD_LIMITS[self.mode]
         if count_words(description) > limit:
             raise RuleViolation(f"the description has {count_words(description)} words; the limit is {limit}")

@@ -1,0 +1,67 @@
+"""Echoes: a reply that restates the host's words is a format error, not a move.
+
+Small models copy host text all the time: the instruction ("Question 3 of 30: ask your
+question."), the reply template ('{"speak": "<your description>"}'), an example move, or a
+placeholder alone. Read as moves, these put the host's words in a player's mouth (Bluffing's
+verdict instruction contains "I believe your statement is: True"). The runner checks every reply
+against the host text its seat was shown for the turn:
+
+- a placeholder (``<your description>``) of the system prompt or the turn's host messages
+  (instruction, re-prompts) anywhere in the reply;
+- a JSON object equal to a template or example object of that text;
+- a whole sentence of at least ``MIN_SENTENCE_WORDS`` words of the turn's host messages. The
+  system prompt's sentences are not checked: it holds what a seat may rightly say again (a
+  persona's facts, the rules it argues from).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+from pytest_gameeval.engine.errors import ParseError
+from pytest_gameeval.engine.matching import normalize
+from pytest_gameeval.engine.parsing import json_objects
+
+MIN_SENTENCE_WORDS = 6  # shorter sentences ("Is it alive?") may be a player's own words
+_PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(normalize(text).split())
+
+
+@lru_cache(maxsize=512)
+def _host_parts(text: str) -> tuple[frozenset[str], tuple[dict, ...], tuple[str, ...]]:
+    """(placeholders, JSON objects, long sentences) of one host text, normalised."""
+    placeholders = frozenset(_squeezed(p) for p in _PLACEHOLDER.findall(text))
+    objects = tuple(json_objects(text))
+    sentences = tuple(
+        s for s in (_squeezed(part) for part in _SENTENCE_END.split(text))
+        if len(s.split()) >= MIN_SENTENCE_WORDS
+    )
+    return placeholders, objects, sentences
+
+
+def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> None:
+    """Raise ParseError if `reply` restates the turn's host messages or the system prompt's
+    templates (see the module docstring)."""
+    said = _squeezed(reply)
+    reply_objects = None
+    for text, whole in ((system, False), *((t, True) for t in turn_texts)):
+        if not text:
+            continue
+        placeholders, objects, sentences = _host_parts(text)
+        sentences = sentences if whole else ()
+        for placeholder in placeholders:
+            if placeholder in said:
+                raise ParseError(f"your reply copies the placeholder {placeholder} from the instructions; write your own words in its place")
+        if objects:
+            reply_objects = json_objects(reply) if reply_objects is None else reply_objects
+            if any(obj in objects for obj in reply_objects):
+                raise ParseError("your reply copies the template or example from the instructions; give your own move")
+        for sentence in sentences:
+            if sentence in said:
+                raise ParseError("your reply repeats the host's instructions; reply with your own move only")
