@@ -22,7 +22,10 @@ so the stated error rates are upper bounds whatever the correlation between look
 - P(a metric stops early as "not regressed" | it is worse by more than its tolerance) <= beta.
 
 A metric that reaches neither boundary by the last look is "inconclusive" and does not fail
-the gate: the gate fails only when a regression is shown.
+the gate: the gate fails only when a regression is shown, or when the evidence is missing. A game
+with no played game on either side fails (harness errors are not games); a game whose harness
+errors left fewer played games than the looks used passes only if every metric was shown
+"not regressed" on the games that were played.
 """
 
 from __future__ import annotations
@@ -170,8 +173,10 @@ class GameGate:
     config: GateConfig
     n_cases: int
     looks_done: int = 0
-    games_used: int = 0
+    games_used: int = 0  # cases the looks used, harness errors included
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    games_played: int = 0  # of those, games that were played to a classified outcome
+    baseline_played: int | None = None  # played games of this game in the baseline
 
     @property
     def ends(self) -> list[int]:
@@ -185,15 +190,38 @@ class GameGate:
         return REGRESSED in states or all(s in (NOT_REGRESSED, INCONCLUSIVE) for s in states)
 
     @property
-    def failed(self) -> bool:
-        return any(v["verdict"] == REGRESSED for v in self.verdicts.values())
+    def harness_errors(self) -> int:
+        return self.games_used - self.games_played
 
-    def look(self, baseline: dict[str, list[float]], new: dict[str, list[float]], games_played: int, last: bool) -> None:
-        """Test every undecided metric after one more batch; `new` holds all values so far."""
+    @property
+    def reason(self) -> str:
+        """Why the game fails ("" when it passes), on one line."""
+        regressed = [m for m, v in self.verdicts.items() if v["verdict"] == REGRESSED]
+        if regressed:
+            return "regressed: " + ", ".join(regressed)
+        if self.baseline_played == 0:
+            return "the baseline has no played game of it"
+        if self.games_played == 0:
+            return f"no game was played ({self.harness_errors} harness errors)"
+        decided = self.verdicts and all(v["verdict"] == NOT_REGRESSED for v in self.verdicts.values())
+        if self.harness_errors and not decided:
+            return (f"only {self.games_played} of {self.games_used} games were played ({self.harness_errors} harness errors): "
+                    "too few to show no regression")
+        return ""
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.reason)
+
+    def look(self, baseline: dict[str, list[float]], new: dict[str, list[float]], games_used: int, last: bool,
+             games_played: int | None = None) -> None:
+        """Test every undecided metric after one more batch; `new` holds all values so far.
+        `games_used` counts every case so far, `games_played` those played (default: all)."""
         self.looks_done += 1
         looks = len(self.ends)
         last = last or self.looks_done >= looks
-        self.games_used = games_played
+        self.games_used = games_used
+        self.games_played = games_used if games_played is None else games_played
         per_metric_alpha = self.config.alpha / max(1, len(self.metrics))
         per_metric_beta = self.config.beta / max(1, len(self.metrics))
         a = spent(per_metric_alpha, self.looks_done, looks)
@@ -213,7 +241,10 @@ class GameGate:
         return {
             "game": self.game,
             "verdict": "fail" if self.failed else "pass",
+            "reason": self.reason,
             "games_used": self.games_used,
+            "games_played": self.games_played,
+            "harness_errors": self.harness_errors,
             "cases_available": self.n_cases,
             "looks_done": self.looks_done,
             "looks_planned": len(self.ends),

@@ -62,6 +62,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of stopping early as 'not regressed'"),
     ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change smaller than this is not a regression"),
     ("--gameeval-gate-looks", "gameeval_gate_looks", "string", "4", "gate: looks (interim analyses) per game"),
+    ("--gameeval-gate-allow-missing", "gameeval_gate_allow_missing", "bool", False, "gate: a game missing from the baseline does not fail the gate"),
     ("--gameeval-gate-metric", "gameeval_gate_metrics", "linelist", [], "gate: GAME.METRIC=higher|lower[:TOLERANCE] (repeatable)"),
 ]
 
@@ -135,7 +136,8 @@ def settings_from_config(config: pytest.Config) -> Settings:
         max_connections=_number(config, "gameeval_max_connections", int, 0),
         cache=bool(_value(config, "gameeval_cache")),
         gate=GateConfig(alpha=alpha, beta=beta, tolerance=_number(config, "gameeval_gate_tolerance", float, 0.0),
-                        looks=_number(config, "gameeval_gate_looks", int, 1)),
+                        looks=_number(config, "gameeval_gate_looks", int, 1),
+                        allow_missing=bool(_value(config, "gameeval_gate_allow_missing"))),
         gate_metrics=gate_metric_option(list(_value(config, "gameeval_gate_metrics") or [])),
     )
     return settings
@@ -240,6 +242,10 @@ def _check_usage(state: GameEvalState) -> None:
             check_scripted_model(one.strip())
     if settings.model:
         check_scripted_model(settings.model)
+    for spec in specs:  # a strength some games have but a selected one lacks: one line now, not a traceback per game
+        bound = [m for role, models in settings.roles.items() if role in spec.bindable_roles() for m in models.split(",")]
+        for model in filter(None, [settings.model, *bound]):
+            spec.check_scripted_model(model.strip())
 
 
 def _prepare(state: GameEvalState) -> None:
@@ -564,14 +570,18 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
         }
     gate_summary = None
     if state.baseline is not None:
+        missing = sorted(g for g in games if g not in state.baseline["games"])
+        failing = any(g["verdict"] == "fail" for g in gates.values()) or (missing and not settings.gate.allow_missing)
         gate_summary = {
             "baseline": str(state.baseline_path),
             "baseline_models": state.baseline.get("models"),
-            "verdict": "fail" if any(g["verdict"] == "fail" for g in gates.values()) else "pass",
+            "verdict": "fail" if failing else "pass",
+            "missing_from_baseline": missing,
+            "allow_missing": settings.gate.allow_missing,
             "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
             "looks": settings.gate.looks,
             "games": gates,
-            "not_gated": sorted(g for g in games if g not in gates),
+            "not_gated": sorted(g for g in games if g not in gates and g not in missing),
         }
     report_path = report_path_of(state)
     report = {
@@ -628,14 +638,23 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             line = (f"  {name + '.' + metric:<22} {v['direction']:<7} {fmt(v['old']):>9} {fmt(v['new']):>9} {change:>8}  "
                     f"{interval:<19} {g['games_used']:>5}  {v['verdict']}")
             tr.write_line(line, red=v["verdict"] == REGRESSED, bold=v["verdict"] == REGRESSED)
+        played = g.get("games_played", g["games_used"])
+        errors = g.get("harness_errors", 0)
+        reason = f": {g['reason']}" if g.get("reason") else ""
         tr.write_line(f"  {name}: {g['verdict'].upper()} after {g['games_used']} of {g['cases_available']} games "
-                      f"({g['looks_done']} of {g['looks_planned']} looks)")
+                      f"({played} played, {errors} harness errors; {g['looks_done']} of {g['looks_planned']} looks){reason}",
+                      red=g["verdict"] == "fail")
     tr.write_line("  * two-sided interval of the change at the level of the metric's last test (1 - 2 x its share of alpha)")
+    for name in gate.get("missing_from_baseline", []):
+        tr.write_line(f"  {name}: MISSING from the baseline" + (" (allowed)" if gate.get("allow_missing") else
+                      " (--gameeval-gate-allow-missing to accept)"), red=not gate.get("allow_missing"))
     for name in gate["not_gated"]:
-        tr.write_line(f"  {name}: not gated (not in the baseline, or no metric has a direction)")
-    regressed = [f"{n}.{m}" for n, g in gate["games"].items() for m, v in g["metrics"].items() if v["verdict"] == REGRESSED]
-    if regressed:
-        tr.write_line(f"gameeval gate FAILED: regressed {', '.join(regressed)}", red=True, bold=True)
+        tr.write_line(f"  {name}: not gated (no metric has a direction)")
+    reasons = [f"{n}: {g['reason']}" for n, g in sorted(gate["games"].items()) if g["verdict"] == "fail"]
+    if not gate.get("allow_missing"):
+        reasons += [f"{n}: missing from the baseline" for n in gate.get("missing_from_baseline", [])]
+    if reasons:
+        tr.write_line(f"gameeval gate FAILED: {'; '.join(reasons)}", red=True, bold=True)
     else:
         tr.write_line("gameeval gate passed: no metric regressed beyond its tolerance", green=True)
 

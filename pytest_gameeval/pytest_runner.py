@@ -330,7 +330,9 @@ class Runner:
         from pytest_gameeval.report import cases_of
 
         game_report = self.baseline["games"][gate.game]
-        base = {k: v for k, (_, v) in metric_values(game_report, cases_of(self.baseline, gate.game)).items()}
+        base_cases = cases_of(self.baseline, gate.game)
+        base = {k: v for k, (_, v) in metric_values(game_report, base_cases).items()}
+        gate.baseline_played = sum(c["status"] == "played" for c in base_cases)
         gate.n_cases = len(cases)
         played: list[CaseResult] = []
         start = 0
@@ -343,7 +345,7 @@ class Runner:
             entries = [r.entry() for r in played]
             new = {k: v for k, (_, v) in metric_values({"rate_keys": list(get_spec(gate.game).outcome_labels),
                                                         "mean_keys": list(get_spec(gate.game).mean_keys)}, entries).items()}
-            gate.look(base, new, len(played), last=end >= len(cases))
+            gate.look(base, new, len(played), last=end >= len(cases), games_played=sum(r.status == "played" for r in played))
             if gate.stopped:
                 break
         for c in cases[start:]:

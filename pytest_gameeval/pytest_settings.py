@@ -25,6 +25,7 @@ class GateConfig:
     beta: float = 0.1  # P(stop early as "not regressed" | regressed beyond tolerance), per metric bound
     tolerance: float = 0.1  # default tolerance of every gated metric (absolute, in the metric's units)
     looks: int = 4  # interim analyses per game
+    allow_missing: bool = False  # a game missing from the baseline is reported, not failed
 
 
 # -- settings -----------------------------------------------------------------------------------

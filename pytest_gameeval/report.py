@@ -222,14 +222,10 @@ def decoding(game: dict[str, Any]) -> str:
 def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None, *,
                  allow_structured_mismatch: bool = False) -> list[str]:
     """Why two reports cannot be compared (empty when they can). `games`: only these games
-    (the gate compares the games of the new run; the baseline may hold more)."""
+    (default: the games both hold; a game only one side holds is *missing*, see `missing_sides`)."""
     reasons: list[str] = []
     if games is None:
-        if set(old["games"]) != set(new["games"]):
-            reasons.append(f"different games (old: {', '.join(sorted(old['games'])) or 'none'}; "
-                           f"new: {', '.join(sorted(new['games'])) or 'none'})")
-            return reasons
-        games = sorted(new["games"])
+        games = sorted(set(old["games"]) & set(new["games"]))
     for name in games:
         if name not in old["games"]:
             reasons.append(f"{name} is not in the baseline")
@@ -251,6 +247,28 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
 # -- the diff -------------------------------------------------------------------------------------
 
 
+def _missing_side(report: dict[str, Any], name: str) -> str | None:
+    """Why one side has no evidence on a game (None when it has played games)."""
+    if name not in report["games"]:
+        return "not in the report"
+    cases = cases_of(report, name)
+    played = sum(c["status"] == "played" for c in cases)
+    if played == 0:
+        errors = sum(c["status"] == "error" for c in cases)
+        return f"no played game ({errors} harness errors)"
+    return None
+
+
+def missing_sides(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """game -> one line saying which side has no played game of it, for every game of either report."""
+    out: dict[str, str] = {}
+    for name in sorted(set(old["games"]) | set(new["games"])):
+        sides = [f"{side}: {why}" for side, report in (("old", old), ("new", new)) if (why := _missing_side(report, name))]
+        if sides:
+            out[name] = "; ".join(sides)
+    return out
+
+
 def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.0, *,
                  allow_structured_mismatch: bool = False) -> dict[str, Any]:
     """Per game and metric: old, new, change with its (1 - alpha) interval, p, verdict."""
@@ -258,7 +276,12 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
     if reasons:
         raise GameEvalError("reports are not comparable: " + "; ".join(reasons))
     rows: list[dict[str, Any]] = []
-    for name in sorted(new["games"]):
+    missing = missing_sides(old, new)
+    for name, why in missing.items():
+        rows.append({"game": name, "metric": None, "kind": None, "direction": None, "old": None, "new": None,
+                     "change": None, "ci": [None, None], "p": None, "n_old": None, "n_new": None,
+                     "verdict": "missing", "reason": why})
+    for name in sorted(set(new["games"]) & set(old["games"]) - set(missing)):
         game = new["games"][name]
         old_values = metric_values(old["games"][name], cases_of(old, name))
         new_values = metric_values(game, cases_of(new, name))
@@ -288,7 +311,7 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
                          "n_old": row.get("n_old"), "n_new": row.get("n_new"), "verdict": verdict})
     regressed = [f"{r['game']}.{r['metric']}" for r in rows if r["verdict"] == REGRESSED]
     return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "rows": rows, "regressed": regressed,
-            "old": _identity(old), "new": _identity(new)}
+            "missing": missing, "old": _identity(old), "new": _identity(new)}
 
 
 def _identity(report: dict[str, Any]) -> dict[str, Any]:
@@ -311,6 +334,9 @@ def render_markdown(diff: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in diff["rows"]:
+        if r["verdict"] == "missing":
+            lines.append(f"| {r['game']} | – | – | – | – | – | – | – | **missing** ({r['reason']}) |")
+            continue
         lo, hi = r["ci"]
         verdict = f"**{r['verdict']}**" if r["verdict"] == REGRESSED else r["verdict"]
         lines.append(
@@ -319,9 +345,11 @@ def render_markdown(diff: dict[str, Any]) -> str:
         )
     tail = (f"Regressed: {', '.join(diff['regressed'])}" if diff["regressed"]
             else "No metric regressed significantly.")
+    if diff.get("missing"):
+        tail += " Missing: " + "; ".join(f"{g} ({why})" for g, why in diff["missing"].items()) + "."
     note = (f"Tests: rates by Fisher's exact test with Newcombe's interval, means by Welch's t; alpha={diff['alpha']}, "
             f"tolerance={diff['tolerance']}. '?' = the game declares no direction (never a regression).")
-    decodings = sorted({f"{g} {diff['old']['structured'].get(g)} -> {d}" for g, d in diff["new"]["structured"].items()})
+    decodings = sorted({f"{g} {diff['old']['structured'].get(g, 'missing')} -> {d}" for g, d in diff["new"]["structured"].items()})
     note += " Structured decoding (old -> new): " + "; ".join(decodings) + "."
     return "\n".join(lines + ["", tail, note])
 
@@ -332,7 +360,8 @@ def render_markdown(diff: dict[str, Any]) -> str:
 def main(argv: list[str]) -> int:
     """`gameeval report diff OLD NEW [--format markdown|json] [--alpha A] [--tolerance T]`.
 
-    Exit 0: no metric regressed; 1: some metric regressed significantly; 2: bad input
+    Exit 0: no metric regressed; 1: some metric regressed significantly, or a game has no played
+    game on one side (missing; `--allow-missing` accepts that); 2: bad input
     (unreadable or incomparable reports), as one line on stderr (raised as GameEvalError)."""
     import argparse
     import sys
@@ -346,6 +375,8 @@ def main(argv: list[str]) -> int:
     diff.add_argument("--alpha", type=float, default=0.05, help="significance level (two-sided); default 0.05")
     diff.add_argument("--tolerance", type=float, default=0.0,
                       help="a worse change smaller than this is not a regression (metric units); default 0")
+    diff.add_argument("--allow-missing", action="store_true",
+                      help="exit 0 although a game is missing from one report or has no played game there")
     diff.add_argument("--allow-structured-mismatch", action="store_true",
                       help="compare runs although one used structured decoding and the other did not")
     args = parser.parse_args(argv)
@@ -360,4 +391,4 @@ def main(argv: list[str]) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_markdown(result) + "\n")
-    return 1 if result["regressed"] else 0
+    return 1 if result["regressed"] or (result["missing"] and not args.allow_missing) else 0

@@ -88,6 +88,12 @@ def check_task_args(game: str, task_args: dict[str, Any]) -> None:
     spec.select_rows(spec.parse_options(task_args))  # unknown/ill-typed arguments, bad data: one clear error
 
 
+def check_models(game: str, models: Sequence[str]) -> None:
+    """Errors every game would hit the same way (a scripted strength the game lacks), before play."""
+    for model in models:
+        get_spec(game).check_scripted_model(model)
+
+
 def build_tasks(matches: list[Matchup], task_args: dict[str, Any]) -> list[Any]:
     import gameeval.tasks as registered  # the registered @task functions (gameeval/<game>)
     from inspect_ai import task_with
@@ -110,6 +116,7 @@ def run(
 
     task_args = dict(task_args or {})
     check_task_args(game, task_args)
+    check_models(game, models)
     tasks = build_tasks(matchups(game, models, self_play), task_args)
     # every matchup may run at once by default (inspect still bounds connections per model)
     kwargs: dict[str, Any] = {"log_dir": str(log_dir), "limit": limit, "epochs": epochs, "max_tasks": max_tasks or len(tasks)}

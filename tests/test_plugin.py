@@ -82,14 +82,41 @@ def test_k_selects_cases_and_the_fixture_plays_a_game(pytester):
     result.assert_outcomes(passed=3)  # the two user tests and askguess[hard-apple-t0]
 
 
+# A provider whose every call is a harness bug (EngineError), not a failed model call: unit-test device.
+BROKEN_PROVIDER = """
+from inspect_ai.model import ModelAPI, modelapi
+from pytest_gameeval.engine.errors import EngineError
+
+
+class BrokenAPI(ModelAPI):
+    async def generate(self, *args, **kwargs):
+        raise EngineError("broken harness (test device)")
+
+
+@modelapi(name="brokenharness")
+def brokenharness():
+    return BrokenAPI
+"""
+
+
 def test_a_harness_error_fails_the_case_with_its_traceback(pytester):
+    pytester.makeconftest(BROKEN_PROVIDER)
     result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", ORACLE, "--gameeval-limit", "2",
-                                          # a strength of Akinator's questioner only: no policy for Ask-Guess's answerer
-                                          "--gameeval-role", "answerer=gameeval/scripted/halving", "-p", "no:cacheprovider")
+                                          "--gameeval-role", "answerer=brokenharness/x", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*harness error while playing askguess[[]hard-apple-t0[]]*", "*EngineError*no policy*"])
+    result.stdout.fnmatch_lines(["*harness error while playing askguess[[]hard-apple-t0[]]*", "*EngineError*broken harness*"])
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
     assert [c["status"] for c in report["cases"]] == ["error", "error"] and "EngineError" in report["cases"][0]["error"]
+
+
+def test_a_scripted_strength_the_game_lacks_is_one_line_naming_its_strengths(pytester):
+    result = pytester.runpytest_inprocess("--gameeval-games", "askguess,spyfall", "--gameeval-model", "gameeval/scripted/oracle",
+                                          "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert errors == ["ERROR: gameeval: gameeval/scripted/oracle: spyfall has no scripted strength 'oracle'; "
+                      "its strengths: first_option, random, strong"]
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -155,6 +182,36 @@ def test_a_noise_level_difference_passes_the_gate(pytester):
     result.stdout.fnmatch_lines(["*askguess: PASS after*", "*gameeval gate passed*"])
     verdicts = {m["verdict"] for m in read_report(pytester.path / "reports" / "gameeval-report.json")["gate"]["games"]["askguess"]["metrics"].values()}
     assert "regressed" not in verdicts
+
+
+def test_a_game_with_no_played_game_fails_the_gate_and_the_diff_with_the_reason(pytester, baseline):
+    from pytest_gameeval.report import main as report_main
+
+    pytester.makeconftest(BROKEN_PROVIDER)
+    result = run(pytester, "--gameeval-model", "brokenharness/x", "--gameeval-limit", "4", "--gameeval-baseline", str(baseline))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "*askguess: FAIL after 4 of 4 games (0 played, 4 harness errors; * looks): no game was played (4 harness errors)",
+        "gameeval gate FAILED: askguess: no game was played (4 harness errors)",
+    ])
+    assert "PASS" not in result.stdout.str() and "gate passed" not in result.stdout.str()
+    new = pytester.path / "reports" / "gameeval-report.json"
+    gate = read_report(new)["gate"]["games"]["askguess"]
+    assert gate["verdict"] == "fail" and gate["games_played"] == 0 and gate["harness_errors"] == 4
+    assert report_main(["diff", str(baseline), str(new)]) == 1
+    assert report_main(["diff", str(new), str(baseline), "--allow-missing"]) == 0
+
+
+def test_a_game_missing_from_the_baseline_fails_the_gate_unless_allowed(pytester, baseline):
+    args = ["--gameeval-games", "askguess,age", "--gameeval-model", ORACLE, "--gameeval-limit", "2",
+            "--gameeval-role", f"answerer={ORACLE}", "--gameeval-baseline", str(baseline), *ST_ONLY]
+    result = pytester.runpytest_inprocess(*args, "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*age: MISSING from the baseline (--gameeval-gate-allow-missing to accept)",
+                                 "gameeval gate FAILED: *age: missing from the baseline"])
+    result = pytester.runpytest_inprocess(*args, "--gameeval-gate-allow-missing", "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*age: MISSING from the baseline (allowed)", "gameeval gate passed*"])
 
 
 def test_a_corrupt_or_mismatched_baseline_is_one_clear_error(pytester, baseline):

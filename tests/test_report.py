@@ -169,7 +169,7 @@ def test_comparability():
     assert incomparable(base, make_report([0, 1], options={"seed": 7, "limit": 2})) == []  # sampling differs: fine
     assert "different dataset" in incomparable(base, make_report([1], sha="zzz"))[0]
     assert "max_rounds" in incomparable(base, make_report([1], options={"max_rounds": 9}))[0]
-    assert "different games" in incomparable(base, make_report([1], game="h"))[0]
+    assert incomparable(base, make_report([1], game="h")) == []  # nothing in common: a missing game, not an error
 
 
 # -- diff -------------------------------------------------------------------------------------------------
@@ -217,7 +217,61 @@ def test_gameeval_command_reports_incomparable_as_one_line(tmp_path, capsys):
 
     old, other = tmp_path / "old.json", tmp_path / "other.json"
     write_json_atomic(old, make_report([1] * 3))
-    write_json_atomic(other, make_report([1] * 3, game="h"))
+    write_json_atomic(other, make_report([1] * 3, sha="zzz"))
     assert cli(["report", "diff", str(old), str(other)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("gameeval: error: reports are not comparable: different games") and "\n" not in err
+    assert err.startswith("gameeval: error: reports are not comparable: g: different dataset") and "\n" not in err
+
+
+# -- a side with no evidence (issue 18) ---------------------------------------------------------------
+
+
+def _unplayed(n: int) -> dict:
+    report = make_report([1] * n)
+    for c in report["cases"]:
+        c["status"], c["scores"] = "error", None
+    return report
+
+
+def test_diff_shows_a_game_with_no_played_game_as_missing_and_exits_1(tmp_path, capsys):
+    played, unplayed = tmp_path / "played.json", tmp_path / "unplayed.json"
+    write_json_atomic(played, make_report([1] * 6))
+    write_json_atomic(unplayed, _unplayed(6))
+    assert main(["diff", str(unplayed), str(played)]) == 1
+    out = capsys.readouterr().out
+    assert "**missing** (old: no played game (6 harness errors))" in out and "– (None)" not in out
+    assert "Missing: g (old: no played game (6 harness errors))." in out
+    assert main(["diff", str(played), str(unplayed), "--allow-missing"]) == 0
+    assert "new: no played game" in capsys.readouterr().out
+    d = diff_reports(make_report([1] * 6), _unplayed(6))
+    assert d["missing"] == {"g": "new: no played game (6 harness errors)"} and d["regressed"] == []
+
+
+def test_diff_shows_a_game_only_one_report_has_as_missing(tmp_path, capsys):
+    both = make_report([1] * 6)
+    both["games"]["h"] = make_report([1] * 6, game="h")["games"]["h"]
+    both["cases"] += make_report([1] * 6, game="h")["cases"]
+    d = diff_reports(make_report([1] * 6), both)
+    assert d["missing"] == {"h": "old: not in the report"}
+    assert {r["game"] for r in d["rows"] if r["verdict"] != "missing"} == {"g"}
+
+
+def _gate(played: int, errors: int, baseline_played: int = 10) -> GameGate:
+    gate = GameGate("g", [GateMetric("win", RATE, True, 0.1)], GateConfig(looks=1), played + errors)
+    gate.baseline_played = baseline_played
+    gate.look({"win": [1.0] * baseline_played}, {"win": [1.0] * played}, played + errors, last=True, games_played=played)
+    return gate
+
+
+def test_gate_fails_a_game_with_no_played_game_with_the_reason():
+    gate = _gate(0, 6)
+    assert gate.failed and gate.reason == "no game was played (6 harness errors)"
+    assert gate.to_dict()["verdict"] == "fail" and gate.to_dict()["harness_errors"] == 6
+    assert _gate(6, 0, baseline_played=0).reason == "the baseline has no played game of it"
+
+
+def test_gate_with_harness_errors_passes_only_on_shown_evidence():
+    few = _gate(2, 4)
+    assert few.verdicts["win"]["verdict"] == INCONCLUSIVE
+    assert few.failed and "only 2 of 6 games were played (4 harness errors)" in few.reason
+    assert not _gate(6, 0).failed  # inconclusive with every game played: passes, as before

@@ -87,6 +87,17 @@ COMMON_OPTIONS = {
 }
 
 
+SCRIPTED_MODEL = "gameeval/scripted"
+
+
+def scripted_strength(model: str) -> str | None:
+    """The strength a model name asks of the scripted provider ("random" by default), or None."""
+    if model == SCRIPTED_MODEL:
+        return "random"
+    prefix = SCRIPTED_MODEL + "/"
+    return model[len(prefix):] if model.startswith(prefix) else None
+
+
 class GameSpec:
     """Subclass per game: set the class attributes and implement the methods."""
 
@@ -188,6 +199,14 @@ class GameSpec:
 
     # -- scripted players ---------------------------------------------------------------
     scripted: dict[str, Callable[..., Any]] = {}  # strength name -> factory(seat, seed)
+
+    def check_scripted_model(self, model: str) -> None:
+        """A `gameeval/scripted[/STRENGTH]` model must name a strength this game has: checked
+        before play, so a typo is one line naming the game's strengths, not an error per game."""
+        strength = scripted_strength(model)
+        if strength is not None and strength not in self.scripted:
+            raise GameEvalError(f"{model}: {self.name} has no scripted strength {strength!r}; "
+                                f"its strengths: {', '.join(sorted(self.scripted))}")
 
     # -- metrics --------------------------------------------------------------------
     def score(self, record: GameRecord) -> dict[str, float]:
