@@ -203,8 +203,37 @@ class GameEvalState:
 STATE = pytest.StashKey[GameEvalState]()
 
 
+def _rootdir_moved(config: pytest.Config) -> str | None:
+    """pytest picks its rootdir and ini file before plugins add their options, so the value of a
+    two-word option ("--gameeval-baseline /abs/base.json") counts as a test path there: outside the
+    project it moves the rootdir, and the project's ini settings are silently not read. Why, when
+    that happened (the setup pytest would pick knowing our options differs from the one it took)."""
+    from _pytest.config.findpaths import determine_setup
+
+    args = [str(a) for a in config.invocation_params.args]
+    flags = {flag for flag, _, kind, _, _ in _OPTIONS if kind != "bool"}
+    split = [(a, args[i + 1]) for i, a in enumerate(args[:-1]) if a in flags]
+    if not split:
+        return None
+    try:
+        ns = config._parser.parse_known_args(args)
+        rootpath, inipath, *_ = determine_setup(inifile=ns.inifilename, override_ini=ns.override_ini, args=ns.file_or_dir,
+                                                rootdir_cmd_arg=ns.rootdir or None, invocation_dir=config.invocation_params.dir)
+    except Exception:  # pytest internals changed: no check rather than a false alarm
+        return None
+    if (rootpath, inipath) == (config.rootpath, config.inipath):
+        return None
+    paths = [(f, v) for f, v in split if (config.invocation_params.dir / v).exists()]
+    flag, value = (paths or split)[0]
+    return (f"{flag} {value} (two words) made pytest take {value} for a test path: rootdir {config.rootpath} instead of "
+            f"{rootpath}, so {inipath or 'the project ini file'} was not read; write {flag}={value}")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gameeval: a game case played by pytest-gameeval (select with -m gameeval)")
+    moved = _rootdir_moved(config)
+    if moved:
+        raise pytest.UsageError(f"gameeval: {moved}")
     try:
         settings = settings_from_config(config)
         state = GameEvalState(config, settings)

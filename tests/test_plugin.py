@@ -214,6 +214,19 @@ def test_a_game_missing_from_the_baseline_fails_the_gate_unless_allowed(pytester
     result.stdout.fnmatch_lines(["*age: MISSING from the baseline (allowed)", "gameeval gate passed*"])
 
 
+def test_a_two_word_baseline_outside_the_project_cannot_drop_the_ini_settings(pytester, baseline, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "base.json"
+    outside.write_text(baseline.read_text())
+    pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\ngameeval_model = "{ORACLE}"\ngameeval_limit = "1"\n')
+    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-baseline", str(outside), "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1 and f"write --gameeval-baseline={outside}" in errors[0] and "pyproject.toml was not read" in errors[0]
+    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", f"--gameeval-baseline={outside}", "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()  # the ini's model and limit were read
+    result.stdout.fnmatch_lines(["*askguess: 1 played*", "gameeval gate passed*"])
+
+
 def test_a_corrupt_or_mismatched_baseline_is_one_clear_error(pytester, baseline):
     corrupt = pytester.path / "corrupt.json"
     corrupt.write_text(baseline.read_text()[:200])
