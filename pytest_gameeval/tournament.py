@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import tempfile
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +123,35 @@ def run(
     kwargs: dict[str, Any] = {"log_dir": str(log_dir), "limit": limit, "epochs": epochs, "max_tasks": max_tasks or len(tasks)}
     if display:
         kwargs["display"] = display
-    return eval_set(tasks, **{k: v for k, v in kwargs.items() if v is not None})
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    # eval_set would retry a failed task 10 times; a harness error (a bug, or input every game
+    # rejects the same way) fails identically each time, so we retry only failures that may pass.
+    for attempt in range(RETRY_ATTEMPTS + 1):
+        ok, logs = eval_set(tasks, retry_attempts=0, **kwargs)
+        if ok:
+            return ok, logs
+        deterministic = harness_errors(logs)
+        if deterministic:
+            raise GameEvalError(f"a matchup failed with a harness error, which re-running will not fix: {deterministic[0]}")
+        if attempt < RETRY_ATTEMPTS:
+            time.sleep(RETRY_WAIT)
+    return ok, logs
+
+
+RETRY_ATTEMPTS, RETRY_WAIT = 10, 30.0  # as eval_set's own defaults
+_HARNESS_ERRORS = ("EngineError", "GameEvalError")
+
+
+def harness_errors(logs: list[Any]) -> list[str]:
+    """One line per failed log whose error is ours (EngineError, GameEvalError), not the model's."""
+    found = []
+    for log in logs:
+        error = getattr(log, "error", None)
+        if log.status == "error" and error is not None:
+            last = (error.traceback or "").strip().splitlines()[-1:] or [""]
+            if last[0].split(":", 1)[0].split(".")[-1] in _HARNESS_ERRORS:
+                found.append(last[0][:300])
+    return found
 
 
 # -- reading the logs back ----------------------------------------------------------------

@@ -149,3 +149,34 @@ def test_spyfall_tournament_end_to_end_with_scripted_models(tmp_path: Path):
     assert sum(p["points"] for p in result["points"].values()) == 2
     T.write_heatmap(result, tmp_path / "h.png")
     assert (tmp_path / "h.png").stat().st_size > 1000
+
+
+def _register_broken_provider():
+    """`brokenharness18/x`: every call raises a harness error (a test device, not a model)."""
+    from inspect_ai.model import ModelAPI, modelapi
+
+    from pytest_gameeval.engine.errors import EngineError
+
+    class BrokenAPI(ModelAPI):
+        async def generate(self, *args, **kwargs):
+            raise EngineError("broken harness (test device)")
+
+    @modelapi(name="brokenharness18")
+    def brokenharness18():
+        return BrokenAPI
+
+
+def test_a_harness_error_is_not_retried(tmp_path: Path, monkeypatch):
+    _register_broken_provider()
+    calls = []
+    real = T.harness_errors
+    monkeypatch.setattr(T, "harness_errors", lambda logs: calls.append(len(logs)) or real(logs))
+    with pytest.raises(GameEvalError, match="harness error, which re-running will not fix: .*EngineError: broken harness"):
+        T.run("spyfall", ["brokenharness18/x", "gameeval/scripted/random"], tmp_path / "logs", limit=1, display="none")
+    assert len(calls) == 1  # one eval_set pass, no retries
+
+
+def test_a_scripted_strength_the_game_lacks_stops_before_play(tmp_path: Path):
+    with pytest.raises(GameEvalError, match="spyfall has no scripted strength 'oracle'; its strengths: first_option, random, strong"):
+        T.run("spyfall", ["gameeval/scripted/oracle", "gameeval/scripted/random"], tmp_path / "logs", limit=1, display="none")
+    assert not (tmp_path / "logs").exists()
