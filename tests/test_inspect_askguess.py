@@ -74,3 +74,12 @@ def test_bad_task_arguments_are_one_clear_error(args, message):
     with pytest.raises(PrerequisiteError) as error:
         game_task("askguess", **args)
     assert message in str(error.value.message) and "\n" not in str(error.value.message)
+
+
+def test_a_scripted_strength_the_game_lacks_is_one_clear_error(tmp_path):
+    proc, logs = inspect_eval(tmp_path, "tasks/spyfall.py", "--model", "gameeval/scripted/oracle", "--limit", "1")
+    assert proc.returncode != 0
+    said = " ".join((proc.stdout + proc.stderr).split())  # inspect wraps the line to the terminal's width
+    assert "spyfall has no scripted strength 'oracle'; its strengths: first_option, random, strong" in said
+    assert "Traceback" not in said
+    assert not logs

@@ -8,6 +8,8 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import model_roles
+from inspect_ai.model._model import active_model
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import get_spec
@@ -34,6 +36,8 @@ def game_task(game: str, **task_args: Any) -> Task:
         spec = get_spec(game)
         options = spec.parse_options({k: v for k, v in task_args.items() if v is not None})
         rows = spec.select_rows(options)
+        for model in _models_of_this_eval():  # e.g. a scripted strength the game lacks: one line, before play
+            spec.check_scripted_model(model)
     except GameEvalError as e:
         raise one_line_error(f"gameeval: {e}") from None
     samples = [
@@ -52,3 +56,10 @@ def game_task(game: str, **task_args: Any) -> Task:
         headline_metric=headline_metric(spec),
         metadata={"gameeval_game": game, "gameeval_options": options},
     )
+
+
+def _models_of_this_eval() -> list[str]:
+    """The evaluated model and the role models of the eval that builds this task (none when the
+    task is built outside an eval, e.g. by the tournament, which checks its models itself)."""
+    evaluated = active_model()
+    return [str(m) for m in ([evaluated] if evaluated else []) + list(model_roles().values())]
