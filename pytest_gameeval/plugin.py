@@ -679,7 +679,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                       " (--gameeval-gate-allow-missing to accept)"), red=not gate.get("allow_missing"))
     for name in gate["not_gated"]:
         tr.write_line(f"  {name}: not gated (no metric has a direction)")
-    reasons = [f"{n}: {g['reason']}" for n, g in sorted(gate["games"].items()) if g["verdict"] == "fail"]
+    regressed = [f"{n}.{m}" for n, g in sorted(gate["games"].items()) for m, v in g["metrics"].items() if v["verdict"] == REGRESSED]
+    reasons = [f"regressed {', '.join(regressed)}"] if regressed else []
+    reasons += [f"{n}: {g['reason']}" for n, g in sorted(gate["games"].items())
+                if g["verdict"] == "fail" and not g["reason"].startswith("regressed")]
     if not gate.get("allow_missing"):
         reasons += [f"{n}: missing from the baseline" for n in gate.get("missing_from_baseline", [])]
     if reasons:

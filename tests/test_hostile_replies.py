@@ -56,6 +56,18 @@ def _with_speech(ctx: TurnContext, scripted: str, speech: str) -> str:
     return speech
 
 
+def _wrong_name(ctx: TurnContext, scripted: str) -> str | None:
+    """The scripted reply with the player it names replaced by one nobody is called."""
+    try:
+        obj = json.loads(scripted)
+    except ValueError:
+        return None
+    for key in ("name", "princess", "player"):
+        if isinstance(obj, dict) and key in obj:
+            return json.dumps({**obj, key: "Player 99"})
+    return None
+
+
 def _secret(ctx: TurnContext) -> str:
     private = ctx.seat.private
     return private.get("word") or private.get("target") or ""
@@ -68,6 +80,7 @@ HOSTILE = {
     "echo after a real move": (lambda ctx, r: f"{r}\n{ctx.turn.instruction}" if ctx.turn.instruction else None, FORMAT_ERROR),
     "empty speech": (lambda ctx, r: _with_speech(ctx, r, ""), FORMAT_ERROR),
     "10,000-character speech": (lambda ctx, r: _with_speech(ctx, r, "very " * 2000), FORMAT_ERROR),
+    "wrong name": (_wrong_name, RULE_VIOLATION),
     "own secret word in lookalike letters": (lambda ctx, r: _with_speech(ctx, r, f"It is like {lookalike(_secret(ctx))} here.") if _secret(ctx) else None, RULE_VIOLATION),
 }
 
@@ -81,14 +94,14 @@ CASES = {
     ("taboo", "clue"): ["instruction echo", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
     ("bluffing", "ask"): ["instruction echo", "empty speech", "10,000-character speech"],
     ("tofukingdom", "ask"): ["instruction echo", "template echo", "echo after a real move"],
-    ("tofukingdom", "extra"): ["instruction echo", "template echo", "echo after a real move"],
-    ("tofukingdom", "choose"): ["instruction echo", "template echo"],
+    ("tofukingdom", "extra"): ["instruction echo", "template echo", "echo after a real move", "wrong name"],
+    ("tofukingdom", "choose"): ["instruction echo", "template echo", "wrong name"],
     ("spygpt", "describe"): ["instruction echo", "template echo", "empty speech", "own secret word in lookalike letters"],
     ("age", "describe_guess"): ["instruction echo", "template echo", "echo after a real move", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
     ("spyfall", "describe"): ["instruction echo", "template echo", "echo after a real move", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
-    ("spyfall", "vote"): ["instruction echo", "template echo", "echo after a real move"],
+    ("spyfall", "vote"): ["instruction echo", "template echo", "echo after a real move", "wrong name"],
     ("spygame", "describe"): ["instruction echo", "template echo", "echo after a real move", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
-    ("spygame", "vote"): ["instruction echo", "template echo"],
+    ("spygame", "vote"): ["instruction echo", "template echo", "wrong name"],
 }
 OPTIONS = {"askguess": {"mode": "easy"}}
 COT = {"askguess": {"mode": "easy", "cot": True}, "age": {"cot": True}}

@@ -91,7 +91,8 @@ def _report(structured: str | None) -> dict:
     if structured:
         game["structured"] = structured
     return {"schema": "pytest-gameeval/report", "schema_version": 1, "package": {}, "models": {"evaluated": "m"},
-            "settings": {}, "games": {"g": game}, "cases": []}
+            "settings": {}, "games": {"g": game},
+            "cases": [{"id": "g[c0]", "game": "g", "case": "c0", "status": "played", "scores": {}}]}  # one played game
 
 
 def test_diff_refuses_runs_that_differ_in_structured_decoding(tmp_path, capsys):
