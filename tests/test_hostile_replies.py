@@ -20,10 +20,18 @@ import re
 
 import pytest
 
+from pytest_gameeval.engine.echo import check_not_echo
+from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY
 from pytest_gameeval.engine.game import FORMAT_ERROR, RULE_VIOLATION
 from pytest_gameeval.engine.parsing import json_objects
+from pytest_gameeval.games.bluffing import prompts as bluffing_prompts
+from pytest_gameeval.games.bluffing.rules import read_verdict, require_verdict
 from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.games.spyfall import prompts as spyfall_prompts
+from pytest_gameeval.games.spygame import prompts as spygame_prompts
+from pytest_gameeval.games.spygpt.rules import parse_score
+from pytest_gameeval.games.tofukingdom import prompts as tofu_prompts
 from pytest_gameeval.play import play_case, scripted_binder
 from pytest_gameeval.players.base import Reply, TurnContext
 
@@ -175,12 +183,6 @@ def test_every_game_has_hostile_cases():
 
 
 # -- the cases the issue names, one by one ------------------------------------------------------
-from pytest_gameeval.engine.echo import check_not_echo  # noqa: E402
-from pytest_gameeval.engine.errors import ParseError, RuleViolation  # noqa: E402
-from pytest_gameeval.games.bluffing import prompts as bluffing_prompts  # noqa: E402
-from pytest_gameeval.games.bluffing.rules import read_verdict, require_verdict  # noqa: E402
-from pytest_gameeval.games.spygpt.rules import parse_score  # noqa: E402
-from pytest_gameeval.games.tofukingdom import prompts as tofu_prompts  # noqa: E402
 
 
 def _echo_or_parse_error(reply: str, instruction: str, parse) -> None:
@@ -205,10 +207,15 @@ def test_tofukingdom_echoed_example_is_no_question():
 
 
 @pytest.mark.parametrize("reply", ['{"thought": "x", "speak": "<your description>"}', "<your description>"])
-def test_spyfall_placeholder_is_no_description(reply):
-    from pytest_gameeval.games.spyfall import prompts
+def test_spyfall_and_spygame_placeholder_is_no_description(reply):
     with pytest.raises(ParseError):
-        check_not_echo(reply, [prompts.describe_instruction(1)])
+        check_not_echo(reply, [spyfall_prompts.describe_instruction(1)])
+    with pytest.raises(ParseError):  # SpyGame's own placeholder is longer; a bare one is no description either
+        check_not_echo(reply, [spygame_prompts.describe_instruction(1, 12, False)])
+
+
+def test_words_in_angle_brackets_inside_a_move_are_still_a_move():
+    check_not_echo('{"speak": "It goes <beep> when it is done"}', [spyfall_prompts.describe_instruction(1)])
 
 
 @pytest.mark.parametrize("reply", ["Player 2 is eliminated", "Round 3 of 5", "I think 4 things fit", "Judge 2: 5"])

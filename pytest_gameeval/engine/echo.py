@@ -7,7 +7,9 @@ verdict instruction contains "I believe your statement is: True"). The runner ch
 against the host text its seat was shown for the turn:
 
 - a placeholder (``<your description>``) of the system prompt or the turn's host messages
-  (instruction, re-prompts) anywhere in the reply;
+  (instruction, re-prompts) anywhere in the reply, or a reply (or JSON field) that is nothing but
+  a placeholder of its own (``<your description>`` where the template says
+  ``<your description: at most 12 words>``);
 - a JSON object equal to a template or example object of that text;
 - a whole sentence of at least ``MIN_SENTENCE_WORDS`` words of the turn's host messages. The
   system prompt's sentences are not checked: it holds what a seat may rightly say again (a
@@ -49,7 +51,11 @@ def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> N
     """Raise ParseError if `reply` restates the turn's host messages or the system prompt's
     templates (see the module docstring)."""
     said = _squeezed(reply)
-    reply_objects = None
+    reply_objects = json_objects(reply)
+    values = [v for obj in reply_objects for v in obj.values() if isinstance(v, str)] or [reply]
+    for value in values:
+        if _PLACEHOLDER.fullmatch(value.strip()):
+            raise ParseError(f"your reply gives the placeholder {value.strip()} instead of your own words")
     for text, whole in ((system, False), *((t, True) for t in turn_texts)):
         if not text:
             continue
@@ -58,10 +64,8 @@ def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> N
         for placeholder in placeholders:
             if placeholder in said:
                 raise ParseError(f"your reply copies the placeholder {placeholder} from the instructions; write your own words in its place")
-        if objects:
-            reply_objects = json_objects(reply) if reply_objects is None else reply_objects
-            if any(obj in objects for obj in reply_objects):
-                raise ParseError("your reply copies the template or example from the instructions; give your own move")
+        if objects and any(obj in objects for obj in reply_objects):
+            raise ParseError("your reply copies the template or example from the instructions; give your own move")
         for sentence in sentences:
             if sentence in said:
                 raise ParseError("your reply repeats the host's instructions; reply with your own move only")
