@@ -185,10 +185,15 @@ class GameEvalState:
     def make_plans(self) -> None:
         from pytest_gameeval.pytest_runner import plan_game, selected_specs
 
-        for spec in selected_specs(self.settings):
+        settings = self.settings
+        for spec in selected_specs(settings):
             try:
-                self.plans[spec.name] = plan_game(spec, self.settings)
-            except GameEvalError as e:  # a data problem fails this game's item, not the session
+                # a scripted strength other games have but this one lacks: one line, before any play
+                bound = [m for role, models in settings.roles.items() if role in spec.bindable_roles() for m in models.split(",")]
+                for model in filter(None, [settings.model, *bound]):
+                    spec.check_scripted_model(model.strip())
+                self.plans[spec.name] = plan_game(spec, settings)
+            except GameEvalError as e:  # a data or strength problem fails this game's item, not the session
                 self.broken[spec.name] = str(e)
 
     def gated_games(self) -> set[str]:
@@ -271,10 +276,6 @@ def _check_usage(state: GameEvalState) -> None:
             check_scripted_model(one.strip())
     if settings.model:
         check_scripted_model(settings.model)
-    for spec in specs:  # a strength some games have but a selected one lacks: one line now, not a traceback per game
-        bound = [m for role, models in settings.roles.items() if role in spec.bindable_roles() for m in models.split(",")]
-        for model in filter(None, [settings.model, *bound]):
-            spec.check_scripted_model(model.strip())
 
 
 def _prepare(state: GameEvalState) -> None:
