@@ -4,8 +4,8 @@
     python docs/screenshots.py --out /tmp/shots --model gameeval/local   # the embedded model
 
 Plays one SpyFall and one TofuKingdom game with `inspect eval` (by default with the games'
-scripted players, `gameeval/scripted/strong` and `gameeval/scripted/oracle`: fast and the same
-every time), serves the logs with `inspect view` on 127.0.0.1, opens each sample's transcript and
+scripted players, `gameeval/scripted` (random) and `gameeval/scripted/oracle`: fast and the same
+every time; a scripted player's private thought is the word "scripted"), serves the logs with `inspect view` on 127.0.0.1, opens each sample's transcript and
 the log list in Chromium through selenium and chromedriver, and saves PNGs. Prints one JSON object:
 the files written and, per page, which of the expected texts were visible (the setup card, the
 seat-named turn spans, the host's lines). Needs `chromium` and `chromium-driver` (Debian) and
@@ -26,7 +26,7 @@ import urllib.request
 from pathlib import Path
 
 GAMES = {  # game -> (scripted model, what the sample's transcript must show without any clicking)
-    "spyfall": ("gameeval/scripted/strong", ["Setup", "knows only its own row", "(spy)", "(villager)", "Host"]),
+    "spyfall": ("gameeval/scripted", ["Setup", "knows only its own row", "(spy)", "(villager)", "Host"]),
     "tofukingdom": ("gameeval/scripted/oracle", ["Setup", "knows only its own row", "Prince", "(princess)", "Host"]),
 }
 CHROME_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             url = f"{base}#/logs/{log_name}/samples/sample/{sample_id}/1/transcript"
             pages[game] = {"file": str(path), "sample": sample_id, "seen": shoot(driver, url, path, GAMES[game][1], args.settle)}
         path = args.out / "inspect-view-log-list.png"
+        driver.set_window_size(int(args.size.split(",")[0]), 420)
         pages["log-list"] = {"file": str(path), "seen": shoot(driver, base, path, ["spyfall", "tofukingdom", "score"], args.settle)}
     finally:
         if driver is not None:
