@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval import summary
+from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_settings import (
     NODE_PREFIX, GateConfig, Settings, game_of_nodeid, gate_metric_option, parse_pairs, parse_scalar, shard_map,
 )
@@ -645,12 +646,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     tr = terminalreporter
     tr.section("gameeval")
     for name, game in state.report["games"].items():
-        counts: dict[str, int] = {}
-        for c in state.report["cases"]:
-            if c["game"] == name and c.get("outcome"):
-                counts[c["outcome"]] = counts.get(c["outcome"], 0) + 1
-        outcome_text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
-        tr.write_line(f"{name}: {game['cases_played']} played, {game['cases_error']} harness errors; outcomes: {outcome_text}")
+        cases = [c for c in state.report["cases"] if c["game"] == name]
+        for line in summary.game_lines(name, game, cases, get_spec(name).headline if name in GAMES else None):
+            tr.write_line(line)
     tr.write_line(f"report: {state.report_path}")
     gate = state.gate_summary
     if gate is None:
@@ -686,8 +684,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 if g["verdict"] == "fail" and not g["reason"].startswith("regressed")]
     if not gate.get("allow_missing"):
         reasons += [f"{n}: missing from the baseline" for n in gate.get("missing_from_baseline", [])]
+    too_small = summary.undecided(gate)
+    if too_small:
+        tr.write_line(summary.too_small_line(too_small, gate), yellow=True)
     if reasons:
         tr.write_line(f"gameeval gate FAILED: {'; '.join(reasons)}", red=True, bold=True)
+    elif too_small:
+        tr.write_line("gameeval gate passed, undecided: no metric regressed, but the sample was too small to show "
+                      "that none did", yellow=True)
     else:
         tr.write_line("gameeval gate passed: no metric regressed beyond its tolerance", green=True)
 
