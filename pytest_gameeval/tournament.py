@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -21,6 +19,7 @@ from typing import Any, Sequence
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.files import save_figure, write_text
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.metrics.ratings import bradley_terry
 from pytest_gameeval.metrics.stats import rate
@@ -250,8 +249,10 @@ def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, s
         }
     return {
         "matrices": {
-            "spy_win_rate": {"description": "row model plays the spy, column model every villager; average over word pairs", **_matrix(models, win_cells)},
-            "spy_living_round": {"description": "rounds the spy survived; average over word pairs", **_matrix(models, round_cells)},
+            "spy_win_rate": {"description": "row model plays the spy, column model every villager; average over word pairs",
+                             "rows_title": "spy played by", "cols_title": "villagers played by", **_matrix(models, win_cells)},
+            "spy_living_round": {"description": "rounds the spy survived; average over word pairs",
+                                 "rows_title": "spy played by", "cols_title": "villagers played by", **_matrix(models, round_cells)},
         },
         "matchups": per_pair,
         "points": _points(models, won, played),
@@ -288,8 +289,10 @@ def analyze_tofukingdom(games: list[Game], models: list[str], *, n_resamples: in
     }
     return {
         "matrices": {
-            "pairwise_win_rate": {"description": "share of games with both models seated that the row model's camp won (the column model's lost)", **_matrix(models, pair_cells)},
-            "camp_win_rate": {"description": "win rate of the row model when playing the column camp", **camp_matrix},
+            "pairwise_win_rate": {"description": "share of games with both models seated that the row model's camp won (the column model's lost)",
+                                  "rows_title": "model whose camp won", "cols_title": "against the model whose camp lost", **_matrix(models, pair_cells)},
+            "camp_win_rate": {"description": "win rate of the row model when playing the column camp",
+                              "rows_title": "model", "cols_title": "camp it played", **camp_matrix},
         },
         "matchups": dict(per_perm),
         "points": _points(models, won, played),
@@ -308,26 +311,20 @@ def analyze(game: str, collected: Collected, models: list[str], *, n_resamples: 
 
 
 # -- outputs ----------------------------------------------------------------------------------
-def _atomic_write(path: Path, write: Any, suffix: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=suffix)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_json(result: dict[str, Any], path: Path) -> None:
-    def write(tmp: str) -> None:
-        Path(tmp).write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(result, indent=2, default=str) + "\n")
 
-    _atomic_write(path, write, ".json")
+
+def _cell_text(value: float | None, ci: list[float | None] | None, n: int) -> str:
+    if value is None:
+        return "not played"
+    interval = "" if not ci or ci[0] is None else f"\n[{ci[0]:.2f}, {ci[1]:.2f}]"
+    return f"{value:.2f}{interval}\nn={n}"
 
 
 def write_heatmap(result: dict[str, Any], path: Path) -> None:
+    """One heatmap per matrix (value, 95% interval and games per cell, axis titles from the
+    analysis) and the Bradley–Terry ratings with their bootstrap intervals."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -335,19 +332,25 @@ def write_heatmap(result: dict[str, Any], path: Path) -> None:
     import numpy as np
 
     mats = list(result["matrices"].items())
-    fig, axes = plt.subplots(1, len(mats) + 1, figsize=(5.2 * (len(mats) + 1), 4.6))
+    size = max(len(result["models"]), 2)
+    fig, axes = plt.subplots(1, len(mats) + 1, figsize=((2.0 + 1.3 * size) * (len(mats) + 1), 2.6 + 1.0 * size))
     for ax, (name, m) in zip(axes, mats):
         values = np.array([[np.nan if v is None else v for v in row] for row in m["value"]], dtype=float)
-        vmax = 1.0 if "rate" in name else max(1.0, float(np.nanmax(values)) if np.isfinite(values).any() else 1.0)
-        im = ax.imshow(values, cmap="viridis", vmin=0.0, vmax=vmax)
+        is_rate = "rate" in name
+        vmax = 1.0 if is_rate else max(1.0, float(np.nanmax(values)) if np.isfinite(values).any() else 1.0)
+        im = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0.0, vmax=vmax)
         ax.set_xticks(range(len(m["cols"])), [str(c) for c in m["cols"]], rotation=30, ha="right", fontsize=8)
         ax.set_yticks(range(len(m["rows"])), [str(r) for r in m["rows"]], fontsize=8)
+        ax.set_xlabel(m.get("cols_title", "column"), fontsize=9)
+        ax.set_ylabel(m.get("rows_title", "row"), fontsize=9)
         for i in range(values.shape[0]):
             for j in range(values.shape[1]):
-                text = "–" if np.isnan(values[i, j]) else f"{values[i, j]:.2f}\n(n={m['n'][i][j]})"
-                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w" if np.isnan(values[i, j]) or values[i, j] < 0.6 * vmax else "k")
+                ci = m.get("ci", [[None]])[i][j] if m.get("ci") else None
+                text = _cell_text(None if np.isnan(values[i, j]) else float(values[i, j]), ci, m["n"][i][j])
+                dark = np.isnan(values[i, j]) or values[i, j] < 0.6 * vmax
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="k" if np.isnan(values[i, j]) else ("w" if dark else "k"))
         ax.set_title(name.replace("_", " "), fontsize=10)
-        fig.colorbar(im, ax=ax, fraction=0.046)
+        fig.colorbar(im, ax=ax, fraction=0.046, label=("rate" if is_rate else "rounds"))
     ax = axes[-1]
     bt = result["bradley_terry"]
     names = bt.get("ranking", [])
@@ -358,18 +361,14 @@ def write_heatmap(result: dict[str, Any], path: Path) -> None:
     err = [[r - lo if lo is not None else 0 for r, lo in zip(ratings, lows)], [hi - r if hi is not None else 0 for r, hi in zip(ratings, highs)]]
     ax.errorbar(ratings, y, xerr=err, fmt="o", capsize=4)
     ax.set_yticks(y, names, fontsize=8)
+    ax.set_ylabel("model", fontsize=9)
+    ax.set_xlabel("rating: log-odds of winning (mean 0)", fontsize=9)
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_title("Bradley–Terry rating (95% bootstrap CI)", fontsize=10)
-    fig.suptitle(f"{result['game']} tournament: {result['games']} games", fontsize=11)
+    fig.suptitle(f"{result['game']} tournament: {result['games']} games. Cells: value, 95% interval, games (n); "
+                 "'not played': no games for that pairing (a model meets itself only with --self-play)", fontsize=9)
     fig.tight_layout()
-
-    def write(tmp: str) -> None:
-        fig.savefig(tmp, dpi=110, format="png")
-
-    try:
-        _atomic_write(path, write, ".png")
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)
 
 
 # -- the command ------------------------------------------------------------------------------
