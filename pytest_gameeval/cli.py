@@ -17,22 +17,28 @@ def _serve_local(argv: list[str]) -> int:
 
 COMMANDS = {
     "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
-    "report": (lambda argv: __import__("pytest_gameeval.report", fromlist=["main"]).main(argv), "gameeval report diff OLD NEW [--format markdown|json]: per-metric change with intervals; exit 1 if a metric regressed"),
-    "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau (one-sided p) and RBO (permutation p) between our model ranking and an external leaderboard"),
-    "play": (lambda argv: __import__("pytest_gameeval.human", fromlist=["main"]).main(argv), "play akinator|taboo|bluffing yourself as the user seat against --model; the session is saved as a game record"),
-    "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "run every model pairing of spyfall/tofukingdom through inspect (resumable); matrices, points, Bradley-Terry ratings as JSON and PNG"),
-    "age-topics": (lambda argv: __import__("pytest_gameeval.age_experiments", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list; JSON table and heatmap PNG"),
-    "validity": (lambda argv: __import__("pytest_gameeval.validity", fromlist=["main"]).main(argv), "strong vs weak scripted players per game: sequential Fisher/Welch tests, games needed, as JSON"),
-    "merge-logs": (lambda argv: __import__("pytest_gameeval.inspect_ext.merge_logs", fromlist=["main"]).main(argv), "merge-logs OUT LOG...: one inspect log (metrics over every game; eval-retry works) from one evaluation run as several processes on parts of the dataset"),
-    "bias-report": (lambda argv: __import__("pytest_gameeval.metrics.spygame", fromlist=["main"]).main(argv), "vote bias by name, speaking and option position with chi-square tests, from SpyGame probe-mode logs or records"),
+    "report": (lambda argv: __import__("pytest_gameeval.report", fromlist=["main"]).main(argv), "report diff OLD NEW: per-metric change with intervals; exit 1 if a metric regressed"),
+    "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau and RBO between our model ranking and an external leaderboard"),
+    "play": (lambda argv: __import__("pytest_gameeval.human", fromlist=["main"]).main(argv), "play the user seat of akinator, taboo or bluffing yourself against --model"),
+    "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)"),
+    "age-topics": (lambda argv: __import__("pytest_gameeval.age_experiments", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
+    "validity": (lambda argv: __import__("pytest_gameeval.validity", fromlist=["main"]).main(argv), "does each game separate a strong from a weak scripted player, within how many games (JSON)"),
+    "merge-logs": (lambda argv: __import__("pytest_gameeval.inspect_ext.merge_logs", fromlist=["main"]).main(argv), "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)"),
+    "bias-report": (lambda argv: __import__("pytest_gameeval.metrics.spygame", fromlist=["main"]).main(argv), "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)"),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="gameeval", description="pytest-gameeval commands")
+    width = max(map(len, COMMANDS))
+    parser = argparse.ArgumentParser(
+        prog="gameeval", usage="gameeval [--version] COMMAND [ARGS...]",
+        description="pytest-gameeval commands. `gameeval COMMAND --help` explains each command's options.",
+        epilog="commands:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"gameeval (pytest-gameeval) {__version__}")
-    parser.add_argument("command", choices=sorted(COMMANDS), help="; ".join(f"{k}: {v[1]}" for k, v in COMMANDS.items()))
+    parser.add_argument("command", choices=list(COMMANDS), metavar="COMMAND", help="one of the commands below")
     args, rest = parser.parse_known_args(argv[:1])
     try:
         return COMMANDS[args.command][0](argv[1:] + rest)

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -26,6 +24,8 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord, write_records
+from pytest_gameeval.engine.spec import GameSpec
+from pytest_gameeval.files import atomic_write
 from pytest_gameeval.games.arena_common import CLASSIFY, USER_ROLE
 from pytest_gameeval.players.base import Reply, TurnContext
 
@@ -63,6 +63,9 @@ class HumanPlayer:
 
     async def act(self, ctx: TurnContext) -> Reply:
         self._show(ctx)
+        counter = turn_counter(ctx)
+        if counter:
+            self.write(counter)
         try:
             if ctx.turn.action == CLASSIFY:
                 self.write("(several lines; finish with an empty line)")
@@ -75,6 +78,29 @@ class HumanPlayer:
         except EOFError:
             return Reply("", error="the person at the terminal ended the input")
         return Reply(text)
+
+
+def turn_counter(ctx: TurnContext) -> str | None:
+    """Where the person is in the game: "(question 3 of 20)" in Akinator and Bluffing, "(round 2
+    of 5)" in Taboo; the game's own round counts the questions."""
+    limit, noun = ctx.options.get("max_questions"), "question"
+    if limit is None:
+        limit, noun = ctx.options.get("max_rounds"), "round"
+    if not limit or not ctx.events:
+        return None
+    return f"({noun} {max(e.round for e in ctx.events)} of {limit})"
+
+
+def outcome_for_the_person(record: GameRecord, spec: GameSpec, seat: str) -> str:
+    """The game's end said from the person's side, not the model's."""
+    name = spec.outcome_name(record.label)
+    if record.failures.get(seat, {}).get("chat"):
+        return f"You ended the input (Ctrl-D), so the game stopped without a result (the model's outcome: {record.label}, {name})."
+    winner = record.outcome["winner"]
+    if winner is None:
+        return f"Game over: {name} (the model's outcome: {record.label})."
+    verdict = "You win" if winner in (seat, USER_ROLE) else "You lose"
+    return f"{verdict}: {name} (the model's outcome: {record.label})."
 
 
 def describe(event: Event, seat: str) -> str | None:
@@ -95,23 +121,9 @@ def _key_values(pairs: list[str], flag: str) -> dict[str, str]:
     return out
 
 
-def _write_atomically(path: Path, record: GameRecord) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".gameeval-play-", suffix=".jsonl", dir=path.parent)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a record is an ordinary file
-    try:
-        write_records(tmp, [record])
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="gameeval play", description="Play the user seat of a GameArena game yourself.")
-    parser.add_argument("game", choices=HUMAN_GAMES)
+    parser.add_argument("game", choices=HUMAN_GAMES, help="the game whose user seat you play: " + ", ".join(HUMAN_GAMES))
     parser.add_argument("--model", required=True, help="the evaluated model, e.g. gameeval/local or openai/gpt-4o-mini")
     parser.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model argument (repeatable)")
     parser.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE", help="task argument, as for inspect (repeatable)")
@@ -156,9 +168,8 @@ def main(argv: list[str]) -> int:
     record = asyncio.run(play_case(spec, row, 0, options, bind, notes=notes))
     user = next(s["name"] for s in record.seats if s["role"] == USER_ROLE)
     human.show_rest([e for e in record.events if e.visible_to(user)], user)  # the final moves
-    winner = record.outcome["winner"]
-    print(f"\nGame over: {record.label}" + (f" (winner: {winner})" if winner else ""))
-    _write_atomically(out, record)
+    print("\n" + outcome_for_the_person(record, spec, user))
+    atomic_write(out, lambda tmp: write_records(tmp, [record]))
     print(f"Record saved to {out}")
     return 0
 

@@ -371,7 +371,8 @@ def main(argv: list[str]) -> int:
     diff = sub.add_parser("diff", help="per-metric change between two reports, with intervals and tests")
     diff.add_argument("old", help="the earlier report (e.g. the last release's)")
     diff.add_argument("new", help="the report to compare with it")
-    diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    diff.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                      help="markdown: a table for people and CI logs (default); json: the same numbers for scripts")
     diff.add_argument("--alpha", type=float, default=0.05, help="significance level (two-sided); default 0.05")
     diff.add_argument("--tolerance", type=float, default=0.0,
                       help="a worse change smaller than this is not a regression (metric units); default 0")

@@ -384,15 +384,15 @@ def _task_args(pairs: list[str]) -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="gameeval tournament", description="Run every model pairing of a game through inspect, then rate the models.")
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=GAMES, help="the game to play: " + " or ".join(GAMES))
     parser.add_argument("--models", required=True, help="comma-separated inspect models, e.g. openai/gpt-4o-mini,gameeval/local")
     parser.add_argument("--log-dir", default=None, help="eval-set log dir (resumable; default logs/tournament-GAME)")
     parser.add_argument("--out", default=None, help="directory for tournament-GAME.json/.png (default: the log dir)")
     parser.add_argument("-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every matchup")
     parser.add_argument("--limit", type=int, default=None, help="samples per matchup")
-    parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--epochs", type=int, default=None, help="times each sample is played per matchup (inspect's --epochs; default 1)")
     parser.add_argument("--self-play", action="store_true", help="also play each model against itself")
-    parser.add_argument("--max-tasks", type=int, default=None)
+    parser.add_argument("--max-tasks", type=int, default=None, help="matchups run at once (inspect's --max-tasks)")
     parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the rating CIs")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")

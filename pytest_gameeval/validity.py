@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-games", type=int, default=MAX_GAMES, help="games per game type, both arms together")
     parser.add_argument("--look-every", type=int, default=LOOK_EVERY, help="games per arm between looks")
     parser.add_argument("--alpha", type=float, default=ALPHA, help="overall significance level")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="base seed of the games (default 0)")
     args = parser.parse_args(argv)
     if not 0 < args.alpha < 1:
         raise GameEvalError("validity: --alpha must be between 0 and 1")

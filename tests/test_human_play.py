@@ -92,3 +92,31 @@ def test_bad_arguments_are_one_line(args, message, capsys):
     assert cli(["play", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_the_end_is_said_from_the_persons_side_and_questions_are_counted(tmp_path):
+    out = tmp_path / "aki.jsonl"
+    child = spawn("akinator", "--model", "gameeval/scripted", "--case", "dog", "--seed", "1",
+                  "-T", "max_questions=2", "--out", str(out))
+    child.expect(r"\(question 1 of 2\)")
+    child.expect("> ")
+    child.sendline("No")
+    child.expect(r"\(question 2 of 2\)")
+    child.expect("> ")
+    child.sendline("No")
+    child.expect(r"(You win|You lose): (.*)\(the model's outcome: (\w+)\)")
+    verdict, label = child.match.group(1), child.match.group(3)
+    child.expect(pexpect.EOF)
+    [record] = read_records(out)
+    assert label == record.label
+    assert verdict == ("You win" if record.outcome["winner"] == "User" else "You lose")
+
+
+def test_ctrl_d_is_said_plainly(tmp_path, monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert cli(["play", "akinator", "--model", "gameeval/scripted", "--seed", "3", "--out", str(tmp_path / "x.jsonl")]) == 0
+    text = capsys.readouterr().out
+    assert "You ended the input (Ctrl-D), so the game stopped without a result" in text
+    assert "Game over: CE" not in text
