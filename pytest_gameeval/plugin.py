@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval import summary
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_settings import (
     NODE_PREFIX, GateConfig, Settings, game_of_nodeid, gate_metric_option, parse_pairs, parse_scalar, shard_map,
@@ -643,6 +642,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = config.stash.get(STATE, None)
     if state is None or state.report is None:
         return
+    from pytest_gameeval import summary  # scipy: only once a report exists
+
     tr = terminalreporter
     tr.section("gameeval")
     for name, game in state.report["games"].items():
