@@ -104,7 +104,9 @@ def test_the_end_is_said_from_the_persons_side_and_questions_are_counted(tmp_pat
     child.expect(r"\(question 2 of 2\)")
     child.expect("> ")
     child.sendline("No")
-    child.expect(r"(You win|You lose): (.*)\(the model's outcome: (\w+)\)")
+    while child.expect(["> ", r"(You win|You lose): (.*)\(the model's outcome: (\w+)\)"]) == 0:
+        child.sendline("No")  # any later turn (a multi-line one ends at the empty line)
+        child.sendline("")
     verdict, label = child.match.group(1), child.match.group(3)
     child.expect(pexpect.EOF)
     [record] = read_records(out)
