@@ -38,7 +38,7 @@ def test_a_users_pairs_file_drives_spyfall(pytester):
 def test_a_broken_data_file_fails_only_its_games_item_and_the_suite_runs(pytester):
     pytester.makepyfile(USER_TEST)
     (pytester.path / "broken.jsonl").write_text(BROKEN)
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-v", "--gameeval-model", "gameeval/scripted/oracle",
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-v", "--gameeval-model", "gameeval/scripted",
                                           "--gameeval-games", "askguess,spyfall", "--gameeval-limit", "1",
                                           "--gameeval-data", "spyfall=broken.jsonl")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
