@@ -101,7 +101,7 @@ def parse_ranked_list(text: str, min_items: int = MIN_LIST, max_items: int = MAX
 
 
 # a retrospective list under structured decoding: the list's text in one field
-RANKED_LIST = text_reply("candidates", "<1. most likely item, 2. next item, ...>", 300)
+RANKED_LIST = text_reply("candidates", "<1. most likely item, 2. next item, ...>", 200)
 
 
 def ranked_list_instruction(what: str) -> str:

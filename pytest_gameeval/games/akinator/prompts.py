@@ -11,7 +11,7 @@ ANSWERS = ("Yes", "No", "Probably Yes", "Probably No", "Don't Know")
 # plain-text replies; under structured decoding each is one JSON field
 QUESTION = text_reply("question", f"<a yes/no question, or: {GUESS_FORM}>", 100)
 ANSWER = text_reply("answer", "<your answer>", enum=ANSWERS)
-CLASSIFICATION = text_reply("labels", "<1. Yes, 2. No, ...: one line per object>", 300)
+CLASSIFICATION = text_reply("labels", "<1. Yes, 2. No, ...: one line per object>", 200)
 
 
 def questioner_variants(max_questions: int) -> tuple[str, ...]:
