@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
 import jsonlines
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.files import atomic_write
 from pytest_gameeval.gate import MEAN, RATE, REGRESSED, compare, judge, oriented_bounds
 
 SCHEMA = "pytest-gameeval/report"
@@ -69,28 +68,14 @@ def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None
 
 
 def _write_atomic(path: str | Path, dump: Any) -> None:
-    path = Path(path)
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as f:
+            dump(f)
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        atomic_write(path, write)
     except OSError as e:  # an unwritable report path is bad input: one line, not a traceback
         raise GameEvalError(f"{path}: cannot write report ({e.strerror or e})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            dump(f)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual mode
-        os.replace(tmp, path)
-    except BaseException as e:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(e, OSError):
-            raise GameEvalError(f"{path}: cannot write report ({e.strerror or e})") from None
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 # -- what a report may say about the run -------------------------------------------------------
