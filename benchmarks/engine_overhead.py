@@ -19,7 +19,7 @@ import time
 
 from pytest_gameeval.engine.events import REPLY
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 
 
 class TimedPlayer:

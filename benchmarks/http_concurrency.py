@@ -254,7 +254,7 @@ def sdk_transform_ms(rounds: int) -> dict[str, float]:
     from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
     from pytest_gameeval.games.registry import get_spec
-    from pytest_gameeval.play import play_case
+    from pytest_gameeval.engine.play import play_case
     from pytest_gameeval.players.base import Reply
 
     spec = get_spec("askguess")

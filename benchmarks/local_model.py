@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_gameeval.local_server import (  # noqa: E402  (imports no native code)
+from pytest_gameeval.inspect_ext.local_server import (  # noqa: E402  (imports no native code)
     DEFAULT_FLASH_ATTN,
     DEFAULT_N_CTX,
     FLASH_ATTN_CHOICES,
@@ -178,7 +178,7 @@ async def _askguess_games(model_args: dict, n_games: int, max_rounds: int) -> di
     from inspect_ai.model import get_model
 
     from pytest_gameeval.games.registry import get_spec
-    from pytest_gameeval.play import play_case
+    from pytest_gameeval.engine.play import play_case
     from pytest_gameeval.players.model import ModelPlayer
 
     model = get_model("gameeval/local", memoize=False, **{k: v for k, v in model_args.items() if v is not None})

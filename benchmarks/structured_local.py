@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_gameeval.engine.record import GameRecord, write_records  # noqa: E402
 from pytest_gameeval.games.registry import GAMES, get_spec  # noqa: E402
-from pytest_gameeval.play import play_case  # noqa: E402
+from pytest_gameeval.engine.play import play_case  # noqa: E402
 
 
 def _load() -> list[float]:

@@ -9,7 +9,7 @@ from pytest_gameeval.engine.data import datasets_dir
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import LISTS, SPEC
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 
 pytestmark = pytest.mark.skipif(not (datasets_dir() / "age" / "list_a.jsonl").exists(), reason="AGE data not written yet")
 

@@ -14,12 +14,12 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 from inspect_ai.model._model import _model_roles
 
-from pytest_gameeval.age_experiments import topic_table, write_outputs
+from pytest_gameeval.analysis.age_topics import topic_table, write_outputs
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import SPEC
 from pytest_gameeval.inspect_ext.solver import bound_model, resolve_role
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -12,7 +12,7 @@ from pytest_gameeval.engine.events import FAILURE
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.akinator import SPEC
 from pytest_gameeval.games.akinator.rules import read_answer, read_guess
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.scripted import ReplayPlayer
 
 DOG = {"id": "dog", "object": "dog", "aliases": ["puppy", "hound"], "category": "animal",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once for in-process pytester runs)
-import pytest_gameeval.pytest_runner  # noqa: F401
+import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval import cli
 from pytest_gameeval.engine.data import datasets_dir
 from pytest_gameeval.engine.errors import GameEvalError
@@ -99,7 +99,7 @@ def test_unwritable_report_path_fails_cleanly(pytester):
 
 
 def test_report_path_that_is_a_directory_leaves_no_temporary_file(tmp_path):
-    from pytest_gameeval.report import write_json_atomic
+    from pytest_gameeval.analysis.report import write_json_atomic
 
     target = tmp_path / "report.json"
     target.mkdir()

@@ -11,7 +11,7 @@ from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.bluffing import SPEC
 from pytest_gameeval.games.bluffing.rules import read_level, read_verdict
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.scripted import ReplayPlayer
 
 TRUE_ROW = {"id": "s1", "statement": "I have climbed Kilimanjaro.", "label": True, "topic": "travel",

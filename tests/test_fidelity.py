@@ -18,8 +18,8 @@ from pytest_gameeval.engine.spec import _coerce
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.metrics import askguess as askguess_metrics
-from pytest_gameeval.pytest_settings import Settings
-from pytest_gameeval.report import read_report
+from pytest_gameeval.pytest_plugin.settings import Settings
+from pytest_gameeval.analysis.report import read_report
 
 pytest_plugins = ["pytester"]
 
@@ -61,7 +61,7 @@ def test_the_plugin_flag_is_the_protocol_option():
 
 
 def test_gameeval_protocol_paper_runs_and_is_reported(pytester):
-    import pytest_gameeval.pytest_runner  # noqa: F401  (imported once, not per in-process run)
+    import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once, not per in-process run)
 
     result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", "gameeval/scripted/oracle",
                                           "--gameeval-role", "answerer=gameeval/scripted/oracle",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.base import Reply, TurnContext
 
 

@@ -32,7 +32,7 @@ from pytest_gameeval.games.spyfall import prompts as spyfall_prompts
 from pytest_gameeval.games.spygame import prompts as spygame_prompts
 from pytest_gameeval.games.spygpt.rules import parse_score
 from pytest_gameeval.games.tofukingdom import prompts as tofu_prompts
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.base import Reply, TurnContext
 
 _CYRILLIC = str.maketrans("aeopcxy", "\u0430\u0435\u043e\u0440\u0441\u0445\u0443")

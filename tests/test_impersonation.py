@@ -24,7 +24,7 @@ import pytest
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import ACTION
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.base import Reply, TurnContext
 
 FAKES = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.base import Reply, TurnContext
 from pytest_gameeval.players.model import InspectConversation, to_inspect
 

@@ -28,7 +28,7 @@ import pytest
 
 from pytest_gameeval.engine.events import HOST_MSG
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.base import Reply, TurnContext
 
 SEEDS = (0, 1, 2)

@@ -11,7 +11,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from test_local_model import _port_open, _start_serve, _stop_serve, needs_weights, stop_servers  # noqa: F401
 
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.model import ModelPlayer
 
 ROOT = Path(__file__).resolve().parents[1]

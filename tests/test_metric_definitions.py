@@ -16,7 +16,7 @@ import pytest
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics import askguess, spygame, spygpt
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 
 
 def record(game, label, details, seats=()):

@@ -10,19 +10,19 @@ import stat
 
 import pytest
 
-from pytest_gameeval import age_experiments
-from pytest_gameeval import tournament as T
+from pytest_gameeval.analysis import age_topics
+from pytest_gameeval.analysis import tournament as T
 from pytest_gameeval.engine.record import write_records
-from pytest_gameeval.files import atomic_write, usual_mode
+from pytest_gameeval.engine.files import atomic_write, usual_mode
 from pytest_gameeval.games.spygame import SPEC as SPYGAME
 from pytest_gameeval.metrics import spygame
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 
 
 @pytest.fixture
 def captured(monkeypatch):
     """The figures saved during a test, still open for inspection."""
-    import pytest_gameeval.files as files
+    import pytest_gameeval.engine.files as files
 
     figures = []
     real = files.atomic_write
@@ -33,7 +33,7 @@ def captured(monkeypatch):
 
     monkeypatch.setattr(files, "save_figure", keep)
     monkeypatch.setattr(T, "save_figure", keep)
-    monkeypatch.setattr(age_experiments, "save_figure", keep)
+    monkeypatch.setattr(age_topics, "save_figure", keep)
     return figures
 
 
@@ -103,7 +103,7 @@ AGE_RESULT = {"models": ["m"], "adversary": ["adv/model"], "topics": ["food", "t
 
 
 def test_age_topic_heatmap_names_the_adversary_and_n_per_cell(tmp_path, captured):
-    age_experiments.write_heatmap(AGE_RESULT, tmp_path / "a.png")
+    age_topics.write_heatmap(AGE_RESULT, tmp_path / "a.png")
     (fig,) = captured
     words = texts(fig)
     assert any("every other seat played by: adv/model" in w for w in words)
@@ -114,6 +114,6 @@ def test_age_topic_heatmap_names_the_adversary_and_n_per_cell(tmp_path, captured
 def test_tournament_and_age_files_are_readable_by_others(tmp_path):
     T.write_json({"a": 1}, tmp_path / "t.json")
     T.write_heatmap(tournament_result(), tmp_path / "t.png")
-    json_path, png_path = age_experiments.write_outputs(AGE_RESULT, tmp_path / "age")
+    json_path, png_path = age_topics.write_outputs(AGE_RESULT, tmp_path / "age")
     for path in (tmp_path / "t.json", tmp_path / "t.png", json_path, png_path):
         assert stat.S_IMODE(path.stat().st_mode) == usual_mode()

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once here: pytester's in-process
-import pytest_gameeval.pytest_runner  # noqa: F401  runs would otherwise re-import inspect every time)
+import pytest_gameeval.pytest_plugin.runner  # noqa: F401  runs would otherwise re-import inspect every time)
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.report import read_report
+from pytest_gameeval.analysis.report import read_report
 
 pytest_plugins = ["pytester"]
 
@@ -184,7 +184,7 @@ def test_a_noise_level_difference_passes_the_gate(pytester):
 
 
 def test_a_game_with_no_played_game_fails_the_gate_and_the_diff_with_the_reason(pytester, baseline):
-    from pytest_gameeval.report import main as report_main
+    from pytest_gameeval.analysis.report import main as report_main
 
     pytester.makeconftest(BROKEN_PROVIDER)
     result = run(pytester, "--gameeval-model", "brokenharness/x", "--gameeval-limit", "4", "--gameeval-baseline", str(baseline))

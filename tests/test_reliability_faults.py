@@ -21,7 +21,7 @@ import pytest
 
 from pytest_gameeval.engine.game import CHAT_ERROR
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.base import Reply, TurnContext
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,12 +8,12 @@ import os
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.gate import (
+from pytest_gameeval.analysis.gate import (
     INCONCLUSIVE, MEAN, NOT_REGRESSED, RATE, REGRESSED, GameGate, GateMetric, judge, look_ends, mean_change,
     rate_change, spent,
 )
-from pytest_gameeval.pytest_settings import GateConfig, shard_map
-from pytest_gameeval.report import (
+from pytest_gameeval.pytest_plugin.settings import GateConfig, shard_map
+from pytest_gameeval.analysis.report import (
     SCHEMA, SCHEMA_VERSION, diff_reports, incomparable, main, read_report, redact_args, render_markdown,
     write_json_atomic,
 )

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from pytest_gameeval.report import read_report
+from pytest_gameeval.analysis.report import read_report
 
 ARGS = [
     "--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model", "gameeval/scripted/oracle",

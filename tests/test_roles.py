@@ -5,10 +5,10 @@ import json
 import pytest
 
 import pytest_gameeval.inspect_ext.providers  # noqa: F401
-import pytest_gameeval.pytest_runner  # noqa: F401
+import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.report import read_report
-from pytest_gameeval.roles import lookup_role, role_names
+from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.engine.roles import lookup_role, role_names
 
 pytest_plugins = ["pytester"]
 

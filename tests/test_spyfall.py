@@ -11,7 +11,7 @@ from pytest_gameeval.engine.events import HOST_MSG
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.voting import OUTCOMES
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.base import Reply
 from pytest_gameeval.players.scripted import cot
 

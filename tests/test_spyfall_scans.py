@@ -10,7 +10,7 @@ import pytest
 from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.base import Reply
 
 PRIVATE_FIELDS = ("thought", "guess", "reasoning")

@@ -9,7 +9,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.base import Reply
 
 SPEC = get_spec("spygame")

@@ -11,7 +11,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.metrics import spygame as metrics
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from test_spyfall_scans import nested_pair, play_marked, scan
 
 SPEC = get_spec("spygame")

@@ -12,10 +12,10 @@ from inspect_ai.model import get_model
 from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.replies import Field, ReplyFormat, resolve_structured, text_reply
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.model import ModelPlayer, response_schema
 from pytest_gameeval.players.scripted import ReplayPlayer
-from pytest_gameeval.report import incomparable, main, write_json_atomic
+from pytest_gameeval.analysis.report import incomparable, main, write_json_atomic
 
 VOTE = ReplyFormat("vote", (Field("thought", "<your private reasoning>", 80), Field("name", "<the player>", enum=("Player 2", "Player 3"))))
 
@@ -147,7 +147,7 @@ class _Checking:
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_turn_of_every_game_declares_its_reply_format(game):
-    from pytest_gameeval.play import scripted_binder
+    from pytest_gameeval.engine.play import scripted_binder
 
     spec = get_spec(game)
     options = spec.parse_options({"retrospective": True} if "retrospective" in spec.all_options() else {})
@@ -185,8 +185,8 @@ def test_the_embedded_model_sends_length_caps_with_the_schema():
 
 
 def test_the_gate_knows_a_run_s_decoding_before_playing():
-    from pytest_gameeval.pytest_runner import expected_decoding
-    from pytest_gameeval.pytest_settings import Settings
+    from pytest_gameeval.pytest_plugin.runner import expected_decoding
+    from pytest_gameeval.pytest_plugin.settings import Settings
 
     spec = get_spec("askguess")
     auto = spec.parse_options({})

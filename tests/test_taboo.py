@@ -11,7 +11,7 @@ from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.taboo import SPEC
 from pytest_gameeval.games.taboo.rules import guess_is_right, split_guess
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.scripted import ReplayPlayer
 
 APPLE = {"id": "apple", "word": "apple", "category": "food", "related": ["fruit", "orchard", "pie"]}

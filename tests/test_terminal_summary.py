@@ -6,10 +6,10 @@ import re
 import pytest
 
 import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once: pytester runs in-process)
-import pytest_gameeval.pytest_runner  # noqa: F401
+import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval.metrics.stats import rate
-from pytest_gameeval.report import read_report
-from pytest_gameeval.summary import game_lines
+from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.pytest_plugin.summary import game_lines
 
 pytest_plugins = ["pytester"]
 

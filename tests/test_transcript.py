@@ -16,7 +16,7 @@ from pytest_gameeval.engine.game import Game, Turn
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.games.spyfall.prompts import DESCRIBE_FORMAT
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case, scripted_binder
 
 
 def run(task, model: str, tmp_path, **kwargs) -> list[EvalLog]:

@@ -8,7 +8,7 @@ import pytest
 from pytest_gameeval.cli import main as cli_main
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.validity import CONTRASTS, compare_arms, run, run_contrast
+from pytest_gameeval.analysis.validity import CONTRASTS, compare_arms, run, run_contrast
 
 
 def test_every_game_has_a_contrast_of_two_existing_strengths():

@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.files import save_figure, write_text
+from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.games.age import SPEC, TOPICS, expand_lists
 from pytest_gameeval.metrics import age as metrics
 from pytest_gameeval.metrics.stats import mean

@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 from scipy import stats
 
-from pytest_gameeval.pytest_settings import GateConfig
+from pytest_gameeval.analysis.gate_config import GateConfig
 
 RATE, MEAN = "rate", "mean"
 REGRESSED, NOT_REGRESSED, INCONCLUSIVE, OPEN = "regressed", "not regressed", "inconclusive", "open"

@@ -19,8 +19,8 @@ from typing import Any, Iterable
 import jsonlines
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.files import atomic_write
-from pytest_gameeval.gate import MEAN, RATE, REGRESSED, compare, judge, oriented_bounds
+from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.analysis.gate import MEAN, RATE, REGRESSED, compare, judge, oriented_bounds
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.files import save_figure, write_text
+from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.metrics.ratings import bradley_terry
 from pytest_gameeval.metrics.stats import rate

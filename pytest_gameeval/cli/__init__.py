@@ -1,4 +1,5 @@
-"""The `gameeval` command."""
+"""The `gameeval` command: one line per subcommand, each loaded only when run (human_play.py
+is `gameeval play`; the others live with what they compute)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,19 @@ from pytest_gameeval.engine.errors import GameEvalError
 
 
 def _serve_local(argv: list[str]) -> int:
-    from pytest_gameeval.local_server import serve_local_main
+    from pytest_gameeval.inspect_ext.local_server import serve_local_main
 
     return serve_local_main(argv)
 
 
 COMMANDS = {
     "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
-    "report": (lambda argv: __import__("pytest_gameeval.report", fromlist=["main"]).main(argv), "report diff OLD NEW: per-metric change with intervals; exit 1 if a metric regressed"),
+    "report": (lambda argv: __import__("pytest_gameeval.analysis.report", fromlist=["main"]).main(argv), "report diff OLD NEW: per-metric change with intervals; exit 1 if a metric regressed"),
     "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau and RBO between our model ranking and an external leaderboard"),
-    "play": (lambda argv: __import__("pytest_gameeval.human", fromlist=["main"]).main(argv), "play the user seat of akinator, taboo or bluffing yourself against --model"),
-    "tournament": (lambda argv: __import__("pytest_gameeval.tournament", fromlist=["main"]).main(argv), "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)"),
-    "age-topics": (lambda argv: __import__("pytest_gameeval.age_experiments", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
-    "validity": (lambda argv: __import__("pytest_gameeval.validity", fromlist=["main"]).main(argv), "does each game separate a strong from a weak scripted player, within how many games (JSON)"),
+    "play": (lambda argv: __import__("pytest_gameeval.cli.human_play", fromlist=["main"]).main(argv), "play the user seat of akinator, taboo or bluffing yourself against --model"),
+    "tournament": (lambda argv: __import__("pytest_gameeval.analysis.tournament", fromlist=["main"]).main(argv), "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)"),
+    "age-topics": (lambda argv: __import__("pytest_gameeval.analysis.age_topics", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
+    "validity": (lambda argv: __import__("pytest_gameeval.analysis.validity", fromlist=["main"]).main(argv), "does each game separate a strong from a weak scripted player, within how many games (JSON)"),
     "merge-logs": (lambda argv: __import__("pytest_gameeval.inspect_ext.merge_logs", fromlist=["main"]).main(argv), "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)"),
     "bias-report": (lambda argv: __import__("pytest_gameeval.metrics.spygame", fromlist=["main"]).main(argv), "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)"),
 }
@@ -46,6 +47,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gameeval: error: {e}", file=sys.stderr)
         return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main())

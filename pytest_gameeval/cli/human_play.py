@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -25,7 +24,7 @@ from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord, write_records
 from pytest_gameeval.engine.spec import GameSpec
-from pytest_gameeval.files import atomic_write
+from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.games.arena_common import CLASSIFY, USER_ROLE
 from pytest_gameeval.players.base import Reply, TurnContext
 
@@ -136,7 +135,7 @@ def main(argv: list[str]) -> int:
 
     import pytest_gameeval.inspect_ext.providers  # noqa: F401  (registers gameeval/...)
     from pytest_gameeval.games.registry import get_spec
-    from pytest_gameeval.play import play_case
+    from pytest_gameeval.engine.play import play_case
     from pytest_gameeval.players.model import ModelPlayer
 
     spec = get_spec(args.game)
@@ -173,8 +172,3 @@ def main(argv: list[str]) -> int:
     print(f"Record saved to {out}")
     return 0
 
-
-if __name__ == "__main__":
-    from pytest_gameeval.cli import main as cli_main
-
-    sys.exit(cli_main(["play", *sys.argv[1:]]))

@@ -18,7 +18,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import STRUCTURED_CHOICES
 from pytest_gameeval.engine.rng import game_rng
 from pytest_gameeval.engine.views import PROMPT_STYLES
-from pytest_gameeval.roles import role_names
+from pytest_gameeval.engine.roles import role_names
 
 EVALUATED = "evaluated"  # the model role of the model under evaluation
 # failure counts of a record (GameRecord.failure_totals) as a reader says them

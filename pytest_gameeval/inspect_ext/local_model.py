@@ -15,7 +15,7 @@ Usage::
 - ``n_threads``: CPU threads (default: all cores available to the process).
 - ``seed``: sampling seed sent with every request that has none (default 0).
 - ``flash_attn``: ``off`` (default), ``on`` or ``auto``; llama.cpp's CPU flash attention decoded
-  ~30 % slower at game-length prompts here (see `pytest_gameeval.local_server.DEFAULT_FLASH_ATTN`).
+  ~30 % slower at game-length prompts here (see `pytest_gameeval.inspect_ext.local_server.DEFAULT_FLASH_ATTN`).
 - ``verbosity``: llama.cpp log verbosity on stderr (default 0, quiet).
 - ``cache_prompt``: reuse the KV cache of a conversation's earlier prefix (default true: a game's
   prompts grow turn by turn, and re-reading them would be many times slower). Reusing a cached
@@ -25,7 +25,7 @@ Usage::
 
 How it works: the first ``get_model("gameeval/local", ...)`` in a process starts one xllamacpp
 server per distinct (model_path, n_ctx, n_parallel, n_threads, seed, flash_attn, verbosity) on 127.0.0.1 and a
-free port (`pytest_gameeval.local_server.get_shared_server`); later models with the same args reuse
+free port (`pytest_gameeval.inspect_ext.local_server.get_shared_server`); later models with the same args reuse
 it; it stops at interpreter exit. `LocalModelAPI` is inspect's own `OpenAICompatibleAPI` pointed at
 that server, so the embedded model and any OpenAI-compatible server share one code path
 (concurrent requests are batched by llama.cpp's continuous batching). Token usage comes from the
@@ -33,7 +33,7 @@ server's ``usage`` field; nothing touches tiktoken or the network.
 
 Speed: xllamacpp's OpenMP threads are made to sleep when idle (``OMP_WAIT_POLICY=PASSIVE``, unless
 you set it or ``GOMP_SPINCOUNT``): about 2x slower on an idle machine, an order of magnitude faster
-when other processes compete for the cores; see `pytest_gameeval.local_server`. On a dedicated
+when other processes compete for the cores; see `pytest_gameeval.inspect_ext.local_server`. On a dedicated
 machine, run with ``OMP_WAIT_POLICY=ACTIVE``.
 
 Generation defaults: ``temperature=0`` unless the config sets one, ``seed`` from the model args
@@ -72,7 +72,7 @@ from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from openai import APIStatusError, DefaultAsyncHttpxClient
 from typing_extensions import override
 
-from pytest_gameeval.local_server import (
+from pytest_gameeval.inspect_ext.local_server import (
     DEFAULT_FLASH_ATTN,
     DEFAULT_N_CTX,
     DEFAULT_N_PARALLEL,

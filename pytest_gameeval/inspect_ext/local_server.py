@@ -459,5 +459,5 @@ def serve_local_main(argv: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__":  # python -m pytest_gameeval.local_server
+if __name__ == "__main__":  # python -m pytest_gameeval.inspect_ext.local_server
     sys.exit(serve_local_main(sys.argv[1:]))

@@ -13,10 +13,10 @@ from pytest_gameeval.engine.spec import EVALUATED, Row
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer, to_inspect
-from pytest_gameeval.roles import how_to_bind, lookup_role
+from pytest_gameeval.engine.roles import how_to_bind, lookup_role
 
 RECORD_KEY = "gameeval_record"
 

@@ -238,7 +238,7 @@ def write_bias_plot(report: dict[str, Any], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pytest_gameeval.files import save_figure
+    from pytest_gameeval.engine.files import save_figure
 
     voters = report["all_voters"]
     factors = voters["factors"]
@@ -272,7 +272,7 @@ def main(argv: list[str]) -> int:
     import sys
 
     from pytest_gameeval.engine.errors import GameEvalError
-    from pytest_gameeval.files import write_text
+    from pytest_gameeval.engine.files import write_text
 
     parser = argparse.ArgumentParser(
         prog="gameeval bias-report",

@@ -23,7 +23,7 @@ import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.pytest_settings import (
+from pytest_gameeval.pytest_plugin.settings import (
     NODE_PREFIX, GateConfig, Settings, game_of_nodeid, gate_metric_option, parse_pairs, parse_scalar, shard_map,
 )
 
@@ -168,7 +168,7 @@ class GameEvalState:
     @property
     def runner(self) -> Any:
         if self._runner is None:
-            from pytest_gameeval.pytest_runner import Runner
+            from pytest_gameeval.pytest_plugin.runner import Runner
 
             self._runner = Runner(self.settings, self.baseline)
         return self._runner
@@ -183,7 +183,7 @@ class GameEvalState:
         return not self.is_worker and getattr(opt, "dist", "no") != "no" and bool(getattr(opt, "tx", None))
 
     def make_plans(self) -> None:
-        from pytest_gameeval.pytest_runner import plan_game, selected_specs
+        from pytest_gameeval.pytest_plugin.runner import plan_game, selected_specs
 
         settings = self.settings
         for spec in selected_specs(settings):
@@ -197,7 +197,7 @@ class GameEvalState:
                 self.broken[spec.name] = str(e)
 
     def gated_games(self) -> set[str]:
-        from pytest_gameeval.pytest_runner import make_gate
+        from pytest_gameeval.pytest_plugin.runner import make_gate
 
         if self.baseline is None:
             return set()
@@ -281,8 +281,8 @@ def _check_usage(state: GameEvalState) -> None:
 def _prepare(state: GameEvalState) -> None:
     """With a model: every input checked now, so bad input is one line before anything runs;
     a game whose data cannot be read fails its own item instead (state.broken)."""
-    from pytest_gameeval.pytest_runner import expected_decoding, make_gate
-    from pytest_gameeval.report import incomparable, read_report
+    from pytest_gameeval.pytest_plugin.runner import expected_decoding, make_gate
+    from pytest_gameeval.analysis.report import incomparable, read_report
 
     settings = state.settings
     state.make_plans()
@@ -315,7 +315,7 @@ def report_path_of(state: GameEvalState) -> Path:
 def _open_journal(state: GameEvalState) -> None:
     """Every process that plays journals its finished games; --gameeval-resume reuses them.
     Without it the controller (or the single process) starts a fresh journal."""
-    from pytest_gameeval.journal import Journal, clear_journal, load_journal
+    from pytest_gameeval.pytest_plugin.journal import Journal, clear_journal, load_journal
 
     report_path = report_path_of(state)
     try:  # an unwritable report path is bad input: say so before any game is played
@@ -449,7 +449,7 @@ def state_result(state: GameEvalState, item: GameCaseItem) -> Any:
         shard = [i.case for i in session_items if state.shards.get(i.nodeid) == key]
         gate = None
         if case.game in state.gated_games():
-            from pytest_gameeval.pytest_runner import make_gate
+            from pytest_gameeval.pytest_plugin.runner import make_gate
 
             gate = make_gate(state.plans[case.game].spec, state.settings, len(shard))
             state.runner.gates[case.game] = gate
@@ -478,7 +478,7 @@ def gameeval_play(pytestconfig: pytest.Config) -> Any:
     def play(game: str, row: str | None = None, *, trial: int = 0, options: dict[str, Any] | None = None,
              roles: dict[str, Any] | None = None) -> Any:
         from pytest_gameeval.games.registry import get_spec
-        from pytest_gameeval.pytest_runner import Case
+        from pytest_gameeval.pytest_plugin.runner import Case
 
         roles = dict(roles or {})
         if EVALUATED not in roles and not state.settings.model:
@@ -538,9 +538,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
     from pytest_gameeval import __version__
     from pytest_gameeval.engine.record import GameRecord
-    from pytest_gameeval.journal import clear_journal
-    from pytest_gameeval.pytest_runner import directions_of, score_keys
-    from pytest_gameeval.report import (
+    from pytest_gameeval.pytest_plugin.journal import clear_journal
+    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys
+    from pytest_gameeval.analysis.report import (
         SCHEMA, SCHEMA_VERSION, git_info, redact_args, redact_mapping, write_json_atomic, write_jsonl_atomic,
     )
 
@@ -642,7 +642,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = config.stash.get(STATE, None)
     if state is None or state.report is None:
         return
-    from pytest_gameeval import summary  # scipy: only once a report exists
+    from pytest_gameeval.pytest_plugin import summary  # scipy: only once a report exists
 
     tr = terminalreporter
     tr.section("gameeval")

@@ -28,14 +28,14 @@ from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import decoding_label, resolve_structured
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
-from pytest_gameeval.gate import MEAN, RATE, GameGate, GateMetric
+from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.play import play_case
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer
-from pytest_gameeval.roles import lookup_role
-from pytest_gameeval.pytest_settings import NODE_PREFIX, Settings
-from pytest_gameeval.report import SAMPLING_OPTIONS, metric_values
+from pytest_gameeval.engine.roles import lookup_role
+from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
+from pytest_gameeval.analysis.report import SAMPLING_OPTIONS, metric_values
 
 
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
@@ -327,7 +327,7 @@ class Runner:
     async def _play_gated(self, cases: list[Case], gate: GameGate) -> None:
         """Play in looks until the sequential test has its verdict; the rest are not played."""
         assert self.baseline is not None
-        from pytest_gameeval.report import cases_of
+        from pytest_gameeval.analysis.report import cases_of
 
         game_report = self.baseline["games"][gate.game]
         base_cases = cases_of(self.baseline, gate.game)

@@ -1,7 +1,7 @@
 """Settings of a pytest-gameeval run and the shard layout: cheap to import.
 
 The plugin module is imported by every pytest run (entry point), so it and this module import
-nothing heavy (no inspect, no scipy); playing lives in pytest_runner, loaded only with a model.
+nothing heavy (no inspect, no scipy); playing lives in runner.py, loaded only with a model.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_gameeval.analysis.gate_config import GateConfig
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES
 
@@ -17,15 +18,6 @@ if TYPE_CHECKING:
     from pytest_gameeval.engine.spec import GameSpec
 
 NODE_PREFIX = "gameeval::"
-
-
-@dataclass
-class GateConfig:
-    alpha: float = 0.05  # P(fail | nothing regressed beyond tolerance), per game
-    beta: float = 0.1  # P(stop early as "not regressed" | regressed beyond tolerance), per metric bound
-    tolerance: float = 0.1  # default tolerance of every gated metric (absolute, in the metric's units)
-    looks: int = 4  # interim analyses per game
-    allow_missing: bool = False  # a game missing from the baseline is reported, not failed
 
 
 # -- settings -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.gate import NOT_REGRESSED, REGRESSED
+from pytest_gameeval.analysis.gate import NOT_REGRESSED, REGRESSED
 from pytest_gameeval.metrics.stats import mean, rate
 
 TOO_SMALL_HINT = "play more games (--gameeval-trials N, or --gameeval-limit 0 for every row)"
