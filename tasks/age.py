@@ -5,7 +5,7 @@ The evaluated model plays one seat; the other seats are bound with
 (`--model-role seat2=A`); unbound seats are played by the evaluated model. Speaking order and
 groups are drawn at random per game. Task arguments: -T lists=list_a|topics|all|business,...,
 pairs=ID,..., players=4, max_rounds=5, cot=false, seed=0, style=chat|flat, limit=N, shuffle=false.
-See docs/age.md.
+See pytest_gameeval/games/age/README.md.
 """
 
 from inspect_ai import Task, task

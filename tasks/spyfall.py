@@ -4,7 +4,7 @@ Task arguments: -T evaluated=spy|villager (spy), players=6, end_players=2, votin
 revote=true, naming=1|2|3, shuffle_seats/shuffle_order/shuffle_options=true,
 both_orientations=true, pairs=ipad-iphone,..., source=all|paper|ours, seed=0, style=chat|flat,
 limit=N, shuffle=false. The other side is `--model-role villager=...` (or `spy=...` with
-evaluated=villager); unbound, the evaluated model plays it. See docs/spyfall.md.
+evaluated=villager); unbound, the evaluated model plays it. See pytest_gameeval/games/spyfall/README.md.
 """
 
 from inspect_ai import Task, task

@@ -5,7 +5,7 @@ word_guessing=true, reasoning=true (ablations: false), tom=true, probe=false (co
 probe), voting=secret|public, revote=true, naming=1|2|3, shuffle_seats/shuffle_order/
 shuffle_options=true, both_orientations=true, pairs=..., domains=food,animals, seed=0,
 style=chat|flat, limit=N, shuffle=false. Hosts are `--model-role host=...`; unbound, the
-evaluated model plays them. Bias report: `gameeval bias-report LOG`. See docs/spygame.md.
+evaluated model plays them. Bias report: `gameeval bias-report LOG`. See pytest_gameeval/games/spygame/README.md.
 """
 
 from inspect_ai import Task, task

@@ -2,7 +2,7 @@
 
 Task arguments: -T mode=both|aggressive|conservative (both), targets=apple,banana, seed=0,
 style=chat|flat, limit=N, shuffle=false. The judge is `--model-role judge=...`; unbound, the
-evaluated model judges its own descriptions (a warning note in the log). See docs/spygpt.md.
+evaluated model judges its own descriptions (a warning note in the log). See pytest_gameeval/games/spygpt/README.md.
 """
 
 from inspect_ai import Task, task

@@ -2,7 +2,7 @@
 
 Task arguments: -T max_rounds=5, words=ID,ID, retrospective=true, variant=-1 (drawn),
 seed=0, style=chat|flat, limit=N, shuffle=false. The user seat is `--model-role user=...`;
-unbound, the evaluated model plays it (a note in the log says so). See docs/gamearena.md.
+unbound, the evaluated model plays it (a note in the log says so). See pytest_gameeval/games/taboo/README.md.
 """
 
 from inspect_ai import Task, task

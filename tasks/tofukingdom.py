@@ -3,7 +3,7 @@
 Task arguments: -T evaluated=prince|queen|spy (prince): the camp the evaluated model plays,
 every role of it; games=20, seed=0, style=chat|flat, limit=N, shuffle=false.
 The other camps are `--model-role prince=...`, `--model-role queen=...`, `--model-role spy=...`;
-an unbound camp is played by the evaluated model (noted in the log). See docs/tofukingdom.md.
+an unbound camp is played by the evaluated model (noted in the log). See pytest_gameeval/games/tofukingdom/README.md.
 """
 
 from inspect_ai import Task, task

@@ -5,13 +5,13 @@ import asyncio
 
 import pytest
 
-from pytest_gameeval.engine.data import datasets_dir
+from pytest_gameeval.engine.data import game_data_dir
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import LISTS, SPEC
 from pytest_gameeval.engine.play import play_case, scripted_binder
 
-pytestmark = pytest.mark.skipif(not (datasets_dir() / "age" / "list_a.jsonl").exists(), reason="AGE data not written yet")
+pytestmark = pytest.mark.skipif(not (game_data_dir("pytest_gameeval.games.age") / "list_a.jsonl").exists(), reason="AGE data not written yet")
 
 
 def test_all_lists_load():

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.metrics import age as m
+from pytest_gameeval.games.age import metrics as m
 
 
 def test_effective_fcg_is_l_plus_one_for_never_guessed():

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_gameeval.engine.events import Event
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.metrics import arena
+from pytest_gameeval.games.arena import metrics as arena
 
 
 def probe(round_: int, probe: str = "retrospective", **data) -> Event:

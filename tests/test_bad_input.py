@@ -14,7 +14,7 @@ import pytest
 import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once for in-process pytester runs)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval import cli
-from pytest_gameeval.engine.data import datasets_dir
+from pytest_gameeval.engine.data import game_data_dir
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
 
@@ -25,9 +25,11 @@ NO_DATA_FILES = {"tofukingdom"}  # deals are generated from the seed; there is n
 
 
 def _corrupt_copy(tmp_path: Path) -> Path:
-    """A copy of the shipped datasets/ with line 2 of every data file broken."""
+    """A copy of every game's shipped data/ (as $GAMEEVAL_DATASETS/GAME/) with line 2 of every data file broken."""
     copy = tmp_path / "datasets"
-    shutil.copytree(datasets_dir(), copy)
+    for game, package in GAMES.items():
+        if game_data_dir(package).is_dir():
+            shutil.copytree(game_data_dir(package), copy / game)
     for file in list(copy.rglob("*.jsonl")) + list(copy.rglob("*.json")):
         lines = file.read_text(encoding="utf-8").splitlines()
         if file.suffix == ".jsonl":

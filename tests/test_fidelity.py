@@ -17,7 +17,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import _coerce
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.metrics import askguess as askguess_metrics
+from pytest_gameeval.games.askguess import metrics as askguess_metrics
 from pytest_gameeval.pytest_plugin.settings import Settings
 from pytest_gameeval.analysis.report import read_report
 

@@ -15,7 +15,9 @@ import pytest
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.metrics import askguess, spygame, spygpt
+from pytest_gameeval.games.askguess import metrics as askguess
+from pytest_gameeval.games.spygame import metrics as spygame
+from pytest_gameeval.games.spygpt import metrics as spygpt
 from pytest_gameeval.engine.play import play_case, scripted_binder
 
 

@@ -10,12 +10,11 @@ import stat
 
 import pytest
 
-from pytest_gameeval.analysis import age_topics
+from pytest_gameeval.analysis import age_topics, bias_report
 from pytest_gameeval.analysis import tournament as T
 from pytest_gameeval.engine.record import write_records
 from pytest_gameeval.engine.files import atomic_write, usual_mode
 from pytest_gameeval.games.spygame import SPEC as SPYGAME
-from pytest_gameeval.metrics import spygame
 from pytest_gameeval.engine.play import play_case, scripted_binder
 
 
@@ -34,6 +33,7 @@ def captured(monkeypatch):
     monkeypatch.setattr(files, "save_figure", keep)
     monkeypatch.setattr(T, "save_figure", keep)
     monkeypatch.setattr(age_topics, "save_figure", keep)
+    monkeypatch.setattr(bias_report, "save_figure", keep)
     return figures
 
 
@@ -75,7 +75,7 @@ def test_bias_report_draws_shares_against_uniform(tmp_path, captured):
                for r in SPYGAME.select_rows(opts)]
     write_records(tmp_path / "probe.jsonl", records)
     png = tmp_path / "bias.png"
-    assert spygame.main([str(tmp_path / "probe.jsonl"), "--out", str(tmp_path / "bias.json"), "--plot", str(png)]) == 0
+    assert bias_report.main([str(tmp_path / "probe.jsonl"), "--out", str(tmp_path / "bias.json"), "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (fig,) = captured
     words = texts(fig)

@@ -7,7 +7,7 @@ import pytest
 
 from pytest_gameeval.engine.record import GameRecord, read_records, write_records
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.metrics import spyfall as metrics
+from pytest_gameeval.games.spyfall import metrics
 from pytest_gameeval.engine.play import play_case, scripted_binder
 
 SPEC = get_spec("spyfall")

@@ -7,10 +7,11 @@ import math
 import pytest
 from scipy import stats
 
+from pytest_gameeval.analysis import bias_report
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.metrics import spygame as metrics
+from pytest_gameeval.games.spygame import metrics
 from pytest_gameeval.engine.play import play_case, scripted_binder
 from test_spyfall_scans import nested_pair, play_marked, scan
 
@@ -173,18 +174,18 @@ def test_bias_report_command_on_record_files(tmp_path, capsys):
 
     write_records(tmp_path / "probe.jsonl", probe_records("first_option", n_pairs=6, epochs=1))
     out = tmp_path / "bias.json"
-    assert metrics.main([str(tmp_path / "probe.jsonl"), "--out", str(out)]) == 0
+    assert bias_report.main([str(tmp_path / "probe.jsonl"), "--out", str(out)]) == 0
     report = __import__("json").loads(out.read_text())
     assert report["games"] == 12 and report["all_voters"]["factors"]["option_position"]["biased"] is True
     assert "option_position" in capsys.readouterr().err
     with pytest.raises(GameEvalError, match="no such file"):
-        metrics.main([str(tmp_path / "missing.jsonl")])
+        bias_report.main([str(tmp_path / "missing.jsonl")])
     opts = SPEC.parse_options({"limit": 1})
     write_records(tmp_path / "plain.jsonl", [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.select_rows(opts)])
     with pytest.raises(GameEvalError, match="probe-mode"):
-        metrics.main([str(tmp_path / "plain.jsonl")])
-    assert metrics.main([str(tmp_path / "plain.jsonl"), "--any-game"]) == 0
+        bias_report.main([str(tmp_path / "plain.jsonl")])
+    assert bias_report.main([str(tmp_path / "plain.jsonl"), "--any-game"]) == 0
     (tmp_path / "bad.jsonl").write_text('{"game": "spygame"}\n')
     with pytest.raises(GameEvalError, match="not a file of game records"):
-        metrics.main([str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "never.json")])
+        bias_report.main([str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "never.json")])
     assert not (tmp_path / "never.json").exists()

@@ -14,7 +14,7 @@ from pytest_gameeval.engine.runner import play
 from pytest_gameeval.engine.spec import EVALUATED, Row
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.spygpt.rules import DESCRIBER, describe_json, parse_score
-from pytest_gameeval.metrics import spygpt as metrics
+from pytest_gameeval.games.spygpt import metrics
 from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.scripted import ReplayPlayer
 

@@ -129,7 +129,7 @@ def test_bad_arguments_and_data(tmp_path, monkeypatch):
 
 def test_a_confident_one_item_list_is_a_list():
     """GameArena accepts a single candidate the model is sure of; it is not a failed probe."""
-    from pytest_gameeval.games.arena_common import parse_ranked_list
+    from pytest_gameeval.games.arena.rules import parse_ranked_list
 
     assert parse_ranked_list("Apple.") == {"items": ["Apple"], "truncated": False}
     assert parse_ranked_list("1. apple") == {"items": ["apple"], "truncated": False}

@@ -17,7 +17,7 @@ from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.tofukingdom.roles import HIDDEN_ROLES, LIE, OBLIGATION, TRUTH, title
 from pytest_gameeval.games.tofukingdom.rules import PRINCE_SEAT, read_name, read_role
 from pytest_gameeval.games.tofukingdom.scripted import consistent_assignments
-from pytest_gameeval.metrics import tofukingdom as metrics
+from pytest_gameeval.games.tofukingdom import metrics
 from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.players.scripted import ReplayPlayer, ScriptedPlayer
 

@@ -70,7 +70,7 @@ def test_tofukingdom_analysis_points_matrices_and_ratings():
 
 
 def test_spyfall_analysis_matrices_average_over_word_pairs():
-    pytest.importorskip("pytest_gameeval.metrics.spyfall")
+    pytest.importorskip("pytest_gameeval.games.spyfall.metrics")
 
     def rec(winner, pair, survived):
         label = {"spy": "spy_win", "villagers": "villager_win"}[winner]

@@ -21,7 +21,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.games.age import SPEC, TOPICS, expand_lists
-from pytest_gameeval.metrics import age as metrics
+from pytest_gameeval.games.age import metrics
 from pytest_gameeval.metrics.stats import mean
 
 RECORD_KEY = "gameeval_record"

@@ -218,7 +218,7 @@ def _clip(ci: list[float | None], low: float, high: float | None) -> list[float 
 
 
 def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, seed: int) -> dict[str, Any]:
-    from pytest_gameeval.metrics.spyfall import pair_metrics, spy_living_round
+    from pytest_gameeval.games.spyfall.metrics import pair_metrics, spy_living_round
 
     by_pair: dict[tuple[str, str], list[GameRecord]] = defaultdict(list)
     won: dict[str, int] = defaultdict(int)

@@ -25,7 +25,7 @@ COMMANDS = {
     "age-topics": (lambda argv: __import__("pytest_gameeval.analysis.age_topics", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
     "validity": (lambda argv: __import__("pytest_gameeval.analysis.validity", fromlist=["main"]).main(argv), "does each game separate a strong from a weak scripted player, within how many games (JSON)"),
     "merge-logs": (lambda argv: __import__("pytest_gameeval.inspect_ext.merge_logs", fromlist=["main"]).main(argv), "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)"),
-    "bias-report": (lambda argv: __import__("pytest_gameeval.metrics.spygame", fromlist=["main"]).main(argv), "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)"),
+    "bias-report": (lambda argv: __import__("pytest_gameeval.analysis.bias_report", fromlist=["main"]).main(argv), "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)"),
 }
 
 

@@ -25,7 +25,7 @@ from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord, write_records
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.engine.files import atomic_write
-from pytest_gameeval.games.arena_common import CLASSIFY, USER_ROLE
+from pytest_gameeval.games.arena.rules import CLASSIFY, USER_ROLE
 from pytest_gameeval.players.base import Reply, TurnContext
 
 HUMAN_GAMES = ("akinator", "taboo", "bluffing")

@@ -11,24 +11,26 @@ from typing import Any
 from pytest_gameeval.engine.errors import GameEvalError
 
 
-def datasets_dir() -> Path:
-    """`$GAMEEVAL_DATASETS`, else the data shipped inside the package (`pytest_gameeval/datasets/`),
-    found through importlib.resources so it works from a wheel, `pip install .` and an editable
-    install alike, from any working directory."""
+def game_data_dir(package: str) -> Path:
+    """The `data/` folder of a game's package (e.g. `pytest_gameeval.games.spyfall`), found through
+    importlib.resources so it works from a wheel, `pip install .` and an editable install alike,
+    from any working directory. `$GAMEEVAL_DATASETS/<game>/` replaces it when that variable is set
+    (a whole other data tree: tests corrupt or shrink a copy this way)."""
     env = os.environ.get("GAMEEVAL_DATASETS")
     if env:
-        return Path(env)
-    shipped = resources.files("pytest_gameeval") / "datasets"
+        return Path(env) / package.rpartition(".")[2]
+    shipped = resources.files(package) / "data"
     if not isinstance(shipped, Path):  # pip installs unpacked; a zipped import has no real paths
         raise GameEvalError(f"{shipped}: pytest-gameeval's data must be installed as files, not zipped")
     return shipped
 
 
-def data_path(options: dict[str, Any], shipped: str) -> Path:
+def data_path(options: dict[str, Any], package: str, shipped: str) -> Path:
     """A game's data file: the user's own (`-T data=FILE`, relative to the working directory)
-    if given, else the shipped `shipped` (e.g. "spyfall/pairs.jsonl")."""
+    if given, else the file `shipped` (e.g. "pairs.jsonl") from the data/ folder of the game's
+    `package`."""
     given = options.get("data")
-    return Path(given).expanduser() if given else datasets_dir() / shipped
+    return Path(given).expanduser() if given else game_data_dir(package) / shipped
 
 
 def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]], unique: str | None = None) -> list[dict[str, Any]]:

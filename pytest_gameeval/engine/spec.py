@@ -7,6 +7,7 @@ row and epoch, binds each seat to a model role, plays it, and scores the record.
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -104,8 +105,8 @@ class GameSpec:
     name: str = ""
     title: str = ""
     options: dict[str, Option] = {}
-    # the shipped data file under pytest_gameeval/datasets/ ("spyfall/pairs.jsonl"); a game that
-    # has one also takes `data=FILE` (the user's own rows in the same format)
+    # the shipped data file in the data/ folder beside the game's SPEC ("pairs.jsonl"); a game
+    # that has one also takes `data=FILE` (the user's own rows in the same format)
     data_file: str = ""
     # model role bound to each game role; EVALUATED is the model under evaluation
     model_roles: dict[str, str] = {}
@@ -146,11 +147,17 @@ class GameSpec:
 
     # -- options -----------------------------------------------------------------
     def all_options(self) -> dict[str, Option]:
-        data = {"data": Option(None, f"your own data file (JSON Lines, the format of {self.data_file}) instead of ours", kind=str)}
+        data = {"data": Option(None, f"your own data file (JSON Lines, the format of {self.name}/data/{self.data_file}) instead of ours", kind=str)}
         return {**COMMON_OPTIONS, **self.options, **(data if self.data_file else {})}
 
+    @property
+    def package(self) -> str:
+        """The game's package (its folder): where its SPEC's class is defined, or that module's package."""
+        module = sys.modules[type(self).__module__]
+        return module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+
     def data_path(self, options: dict[str, Any]) -> Path:
-        return data_path(options, self.data_file)
+        return data_path(options, self.package, self.data_file)
 
     def parse_options(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
         known = self.all_options()

@@ -6,14 +6,14 @@ import random
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_jsonl
+from pytest_gameeval.engine.data import game_data_dir, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.age.rules import OUTCOMES, AgeGame
 from pytest_gameeval.games.age.scripted import POLICIES
-from pytest_gameeval.metrics import age as metrics
+from pytest_gameeval.games.age import metrics
 
 CURATED = "list_a"
 TOPICS = ("business", "entertainment", "sports", "technology", "science", "health", "politics", "world", "food", "travel")
@@ -37,7 +37,7 @@ def expand_lists(names: list[str]) -> list[str]:
 
 
 def list_path(name: str) -> Path:
-    return datasets_dir() / "age" / f"{name}.jsonl"
+    return game_data_dir(__name__) / f"{name}.jsonl"
 
 
 def load_list(path: Path) -> list[dict[str, Any]]:
@@ -60,7 +60,7 @@ def seat_role(slot: int) -> str:
 class AgeSpec(GameSpec):
     name = "age"
     title = "AGE"
-    data_file = "age/list_a.jsonl"  # -T data=FILE replaces -T lists
+    data_file = "list_a.jsonl"  # -T data=FILE replaces -T lists
     options = {
         "lists": Option(["list_a"], "word-pair lists: list_a, a topic, 'topics' (the ten) or 'all'", kind=list),
         "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),

@@ -31,7 +31,7 @@ ADJECTIVES = (
 
 def _pairs(ctx: TurnContext) -> tuple[tuple[str, str], ...]:
     """The word pairs of this game's list (the user's own file with -T data=FILE)."""
-    return _load_pairs(str(data_path(ctx.options, f"age/{ctx.seat.private['list']}.jsonl")))
+    return _load_pairs(str(data_path(ctx.options, __package__, f"{ctx.seat.private['list']}.jsonl")))
 
 
 @lru_cache(maxsize=16)

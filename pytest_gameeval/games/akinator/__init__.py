@@ -7,19 +7,19 @@ import random
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.data import datasets_dir, load_json, load_jsonl
+from pytest_gameeval.engine.data import game_data_dir, load_json, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
 from pytest_gameeval.games.akinator.rules import OUTCOMES, AkinatorGame
 from pytest_gameeval.games.akinator.scripted import POLICIES
-from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
-from pytest_gameeval.metrics import arena
+from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.akinator import metrics
 
 
 def load_objects(path: Path) -> list[dict[str, Any]]:
     """Objects with aliases and a complete boolean table of our attributes (checked, one error line)."""
-    attr_path = datasets_dir() / "akinator" / "attributes.json"
+    attr_path = game_data_dir(__name__) / "attributes.json"
     attributes = load_json(attr_path)
     if not isinstance(attributes, dict) or not attributes or not all(isinstance(v, str) for v in attributes.values()):
         raise GameEvalError(f"{attr_path}: expected a JSON object {{attribute: question text}}")
@@ -34,7 +34,7 @@ def load_objects(path: Path) -> list[dict[str, Any]]:
 class AkinatorSpec(GameSpec):
     name = "akinator"
     title = "Akinator"
-    data_file = "akinator/objects.jsonl"
+    data_file = "objects.jsonl"
     options = {
         "max_questions": Option(20, "questions (guesses included) before the questioner loses"),
         "objects": Option(None, "only these object ids (comma-separated)", kind=list),
@@ -43,8 +43,8 @@ class AkinatorSpec(GameSpec):
     model_roles = arena_model_roles("questioner")
     outcome_labels = OUTCOMES
     outcome_names = {"win": "the questioner named the object", "lose": "the questioner did not name the object", "CE": "a model call failed (chat error)"}
-    mean_keys = arena.RANKED_KEYS + ("disparity",)
-    higher_is_better = {"win": True, "lose": False, "CE": False, "rounds_win": False, **arena.RANKED_DIRECTIONS, "disparity": False}
+    mean_keys = metrics.MEAN_KEYS
+    higher_is_better = metrics.HIGHER_IS_BETTER
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
@@ -57,10 +57,10 @@ class AkinatorSpec(GameSpec):
         return AkinatorGame(row.data, rng, options)
 
     def score(self, record: GameRecord) -> dict[str, float]:
-        return arena.score(record, OUTCOMES)
+        return metrics.score(record)
 
     def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return arena.summarize(records, OUTCOMES)
+        return metrics.summarize(records)
 
 
 SPEC = AkinatorSpec()

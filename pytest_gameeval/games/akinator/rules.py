@@ -23,7 +23,7 @@ from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.views import quote
 from pytest_gameeval.games.akinator import prompts
 from pytest_gameeval.games.akinator.prompts import ANSWERS, QUESTIONER
-from pytest_gameeval.games.arena_common import CLASSIFY, USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
+from pytest_gameeval.games.arena.rules import CLASSIFY, USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
 
 OUTCOMES = ("win", "lose", "CE")
 _GUESS = re.compile(r"this\s+is\s+a\s+guess\W*are\s+you\s+thinking\s+of\s+(?P<x>[^?\n]+)", re.IGNORECASE)

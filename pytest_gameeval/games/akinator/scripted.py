@@ -19,12 +19,12 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from pytest_gameeval.engine.data import data_path, datasets_dir, load_json, load_jsonl
+from pytest_gameeval.engine.data import data_path, game_data_dir, load_json, load_jsonl
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH
 from pytest_gameeval.engine.matching import mentions, normalize
 from pytest_gameeval.games.akinator.prompts import QUESTIONER
 from pytest_gameeval.games.akinator.rules import read_guess
-from pytest_gameeval.games.arena_common import CLASSIFY, MAX_LIST, RETRO, SCRIPTED_LIST, USER
+from pytest_gameeval.games.arena.rules import CLASSIFY, MAX_LIST, RETRO, SCRIPTED_LIST, USER
 from pytest_gameeval.players.base import TurnContext
 
 
@@ -37,7 +37,7 @@ def _data(attributes_path: str, objects_path: str) -> tuple[dict[str, str], list
 
 def data(ctx: TurnContext) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """Our attribute questions and the objects this game draws from (the user's own with -T data=FILE)."""
-    return _data(str(datasets_dir() / "akinator" / "attributes.json"), str(data_path(ctx.options, "akinator/objects.jsonl")))
+    return _data(str(game_data_dir(__package__) / "attributes.json"), str(data_path(ctx.options, __package__, "objects.jsonl")))
 
 
 def guess_text(obj: str) -> str:

@@ -1,7 +1,7 @@
 """GameArena metrics (Akinator, Taboo, Bluffing): pure functions over GameRecords.
 
 Outcome: win rate (Wilson) and rounds (Student t). Retrospective (only for games played with
-``retrospective=true``; read from the record-only probe events, see games/arena_common.py):
+``retrospective=true``; read from the record-only probe events, see games/arena/rules.py):
 
 - ranked lists (Akinator, Taboo), over a game's successfully parsed lists:
   recall = share of lists containing the target (an item matches when it names the target or

@@ -11,7 +11,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row, only_rows
 from pytest_gameeval.games.askguess.rules import OUTCOMES, AskGuessGame
 from pytest_gameeval.games.askguess.scripted import POLICIES
-from pytest_gameeval.metrics import askguess as metrics
+from pytest_gameeval.games.askguess import metrics
 
 
 class AskGuessSpec(GameSpec):
@@ -23,7 +23,7 @@ class AskGuessSpec(GameSpec):
         "words": Option(None, "only these labels (comma-separated)", kind=list),
         "cot": Option(False, 'replies as chain-of-thought JSON {"thought", "speak"}'),
     }
-    data_file = "askguess/cifar100.jsonl"
+    data_file = "cifar100.jsonl"
     model_roles = {"questioner": EVALUATED, "answerer": "answerer"}
     outcome_labels = OUTCOMES
     outcome_names = {"ST": "solved: the questioner guessed the word", "EE": "ended early without the word", "RLE": "round limit reached, word not guessed", "AME": "the answerer said the word", "CE": "a model call failed (chat error)"}

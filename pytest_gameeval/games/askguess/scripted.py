@@ -45,7 +45,7 @@ CATEGORY_QUESTIONS = {
 
 def _labels(ctx: TurnContext) -> list[dict]:
     """The words this game draws from (the user's own with -T data=FILE)."""
-    return _load_labels(str(data_path(ctx.options, "askguess/cifar100.jsonl")))
+    return _load_labels(str(data_path(ctx.options, __package__, "cifar100.jsonl")))
 
 
 @lru_cache(maxsize=4)

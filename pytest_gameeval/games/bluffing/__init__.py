@@ -11,10 +11,10 @@ from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
-from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, arena_model_roles
 from pytest_gameeval.games.bluffing.rules import OUTCOMES, BluffingGame
 from pytest_gameeval.games.bluffing.scripted import POLICIES
-from pytest_gameeval.metrics import arena
+from pytest_gameeval.games.bluffing import metrics
 
 
 def load_statements(path: Path) -> list[dict[str, Any]]:
@@ -29,7 +29,7 @@ def load_statements(path: Path) -> list[dict[str, Any]]:
 class BluffingSpec(GameSpec):
     name = "bluffing"
     title = "Bluffing"
-    data_file = "bluffing/statements.jsonl"
+    data_file = "statements.jsonl"
     options = {
         "max_questions": Option(5, "questions before the verdict is due"),
         "statements": Option(None, "only these statement ids (comma-separated)", kind=list),
@@ -38,8 +38,8 @@ class BluffingSpec(GameSpec):
     model_roles = arena_model_roles("interrogator")
     outcome_labels = OUTCOMES
     outcome_names = {"win": "the interrogator judged the claim correctly", "lose": "the interrogator judged the claim wrongly", "no_verdict": "the interrogator gave no verdict", "CE": "a model call failed (chat error)"}
-    mean_keys = arena.BELIEF_KEYS
-    higher_is_better = {"win": True, "lose": False, "no_verdict": False, "CE": False, **arena.BELIEF_DIRECTIONS}
+    mean_keys = metrics.MEAN_KEYS
+    higher_is_better = metrics.HIGHER_IS_BETTER
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
@@ -52,10 +52,10 @@ class BluffingSpec(GameSpec):
         return BluffingGame(row.data, rng, options)
 
     def score(self, record: GameRecord) -> dict[str, float]:
-        return arena.score(record, OUTCOMES)
+        return metrics.score(record)
 
     def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return arena.summarize(records, OUTCOMES)
+        return metrics.summarize(records)
 
 
 SPEC = BluffingSpec()

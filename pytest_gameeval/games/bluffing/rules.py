@@ -19,7 +19,7 @@ from typing import Any
 from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.parsing import plain_text
-from pytest_gameeval.games.arena_common import USER, USER_ROLE, ArenaGame
+from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame
 from pytest_gameeval.games.bluffing import prompts
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES, VERDICT_FORM
 

@@ -18,7 +18,7 @@ import random
 from rapidfuzz import fuzz
 
 from pytest_gameeval.engine.events import SPEECH
-from pytest_gameeval.games.arena_common import RETRO
+from pytest_gameeval.games.arena.rules import RETRO
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES
 from pytest_gameeval.players.base import TurnContext
 

@@ -14,7 +14,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.spyfall.rules import SpyFallGame, new_game
 from pytest_gameeval.games.spyfall.scripted import POLICIES
 from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES, vote_facts
-from pytest_gameeval.metrics import spyfall as metrics
+from pytest_gameeval.games.spyfall import metrics
 
 ORIENTATIONS = ("fwd", "rev")
 
@@ -66,7 +66,7 @@ class SpyFallSpec(GameSpec):
         "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),
         "source": Option("all", "pairs from the paper, ours, or all", ("all", "paper", "ours")),
     }
-    data_file = "spyfall/pairs.jsonl"
+    data_file = "pairs.jsonl"
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions")

@@ -16,7 +16,7 @@ from pytest_gameeval.games.spyfall import pair_rows, select_pairs
 from pytest_gameeval.games.spygame.rules import SpyGameGame, new_game
 from pytest_gameeval.games.spygame.scripted import POLICIES
 from pytest_gameeval.games.voting import DRAW_LOTS, NAMING_METHODS, NOBODY_OUT, OUTCOMES, SPY, TIE_RULES, VILLAGER, VOTING_MODES, vote_facts
-from pytest_gameeval.metrics import spygame as metrics
+from pytest_gameeval.games.spygame import metrics
 
 HOST_ROLE = "host"
 
@@ -32,7 +32,7 @@ def load_pairs(path: Path) -> list[dict[str, Any]]:
 class SpyGameSpec(GameSpec):
     name = "spygame"
     title = "SpyGame (Who is the Spy)"
-    data_file = "spygame/pairs.jsonl"
+    data_file = "pairs.jsonl"
     options = {
         "guest": Option(SPY, "the side of the guest (the evaluated model); hosts are --model-role host=...", (SPY, VILLAGER)),
         "players": Option(4, "number of players: one guest and players-1 hosts, one of them the spy"),

@@ -13,7 +13,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.spygpt.rules import OUTCOMES, SpyGPTGame
 from pytest_gameeval.games.spygpt.scripted import POLICIES
-from pytest_gameeval.metrics import spygpt as metrics
+from pytest_gameeval.games.spygpt import metrics
 
 MODES = ("aggressive", "conservative")
 
@@ -32,7 +32,7 @@ def load_targets(path: Path) -> list[dict[str, Any]]:
 class SpyGPTSpec(GameSpec):
     name = "spygpt"
     title = "SpyGPT"
-    data_file = "spygpt/targets.jsonl"
+    data_file = "targets.jsonl"
     options = {
         "mode": Option("both", "aggressive (be guessable), conservative (blend in) or both", ("both", *MODES)),
         "targets": Option(None, "only these target ids (comma-separated)", kind=list),

@@ -10,10 +10,10 @@ from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
-from pytest_gameeval.games.arena_common import ARENA_OPTIONS, arena_model_roles
-from pytest_gameeval.games.taboo.rules import OUTCOMES, WINS, TabooGame
+from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.taboo.rules import OUTCOMES, TabooGame
 from pytest_gameeval.games.taboo.scripted import POLICIES
-from pytest_gameeval.metrics import arena
+from pytest_gameeval.games.taboo import metrics
 
 
 def load_words(path: Path) -> list[dict[str, Any]]:
@@ -27,7 +27,7 @@ def load_words(path: Path) -> list[dict[str, Any]]:
 class TabooSpec(GameSpec):
     name = "taboo"
     title = "Taboo"
-    data_file = "taboo/words.jsonl"
+    data_file = "words.jsonl"
     options = {
         "max_rounds": Option(5, "rounds the guesser must survive"),
         "words": Option(None, "only these word ids (comma-separated)", kind=list),
@@ -36,9 +36,8 @@ class TabooSpec(GameSpec):
     model_roles = arena_model_roles("guesser")
     outcome_labels = ("win",) + OUTCOMES
     outcome_names = {"guessed": "the guesser guessed the word", "survived": "the guesser never said the word and survived every round", "said_word": "the guesser said the word", "wrong_guess": "the guesser guessed a wrong word", "forfeit": "the guesser gave no valid reply (forfeit)", "CE": "a model call failed (chat error)"}
-    mean_keys = arena.RANKED_KEYS
-    higher_is_better = {"win": True, "guessed": True, "survived": True, "said_word": False, "wrong_guess": False,
-                        "forfeit": False, "CE": False, **arena.RANKED_DIRECTIONS}
+    mean_keys = metrics.MEAN_KEYS
+    higher_is_better = metrics.HIGHER_IS_BETTER
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
@@ -51,10 +50,10 @@ class TabooSpec(GameSpec):
         return TabooGame(row.data, rng, options)
 
     def score(self, record: GameRecord) -> dict[str, float]:
-        return arena.score(record, OUTCOMES, WINS)
+        return metrics.score(record)
 
     def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return arena.summarize(records, OUTCOMES, WINS)
+        return metrics.summarize(records)
 
 
 SPEC = TabooSpec()

@@ -24,7 +24,7 @@ from pytest_gameeval.engine.errors import RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, plural_forms, squash
 from pytest_gameeval.engine.parsing import plain_text
-from pytest_gameeval.games.arena_common import USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
+from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
 from pytest_gameeval.games.taboo import prompts
 from pytest_gameeval.games.taboo.prompts import GUESSER, MAX_CLUE
 

@@ -18,7 +18,7 @@ from typing import Any
 from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import mentions
-from pytest_gameeval.games.arena_common import MAX_LIST, RETRO, SCRIPTED_LIST, USER
+from pytest_gameeval.games.arena.rules import MAX_LIST, RETRO, SCRIPTED_LIST, USER
 from pytest_gameeval.players.base import TurnContext
 
 NEUTRAL = "I see. Please go on."
@@ -31,7 +31,7 @@ def _words(path: str) -> list[dict[str, Any]]:
 
 def words(ctx: TurnContext) -> list[dict[str, Any]]:
     """The words this game draws from (the user's own with -T data=FILE)."""
-    return _words(str(data_path(ctx.options, "taboo/words.jsonl")))
+    return _words(str(data_path(ctx.options, __package__, "words.jsonl")))
 
 
 def guess_text(word: str) -> str:

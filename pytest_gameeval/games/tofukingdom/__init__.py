@@ -12,7 +12,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS
 from pytest_gameeval.games.tofukingdom.rules import OUTCOMES, TofuKingdomGame
 from pytest_gameeval.games.tofukingdom.scripted import POLICIES
-from pytest_gameeval.metrics import tofukingdom as metrics
+from pytest_gameeval.games.tofukingdom import metrics
 
 
 class TofuKingdomSpec(GameSpec):

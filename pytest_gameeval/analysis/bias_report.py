@@ -1,0 +1,111 @@
+"""`gameeval bias-report`: SpyGame (and SpyFall) vote bias by name, speaking position and option
+position over game records or inspect logs, as JSON and a chart. The statistics are the game's
+own (games/spygame/metrics.py: bias_report, bias_by_model); this reads, writes and draws."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.files import save_figure, write_text
+from pytest_gameeval.engine.record import GameRecord, read_records
+from pytest_gameeval.games.spygame.metrics import ALPHA, bias_by_model
+
+VOTING_GAMES = ("spygame", "spyfall")
+
+
+def load_records(paths: list[str]) -> list[GameRecord]:
+    """Game records from JSON-lines record files or inspect logs (files or directories)."""
+    records: list[GameRecord] = []
+    for path in paths:
+        if not os.path.exists(path):
+            raise GameEvalError(f"{path}: no such file or directory")
+        if path.endswith(".jsonl"):
+            try:
+                records += read_records(path)
+            except (ValueError, KeyError, TypeError) as e:
+                raise GameEvalError(f"{path}: not a file of game records ({type(e).__name__}: {e})") from None
+            continue
+        from inspect_ai.log import list_eval_logs, read_eval_log  # loaded only when a log is given
+
+        logs = [info.name for info in list_eval_logs(path)] if os.path.isdir(path) else [path]
+        for log_path in logs:
+            try:
+                log = read_eval_log(log_path)
+            except Exception as e:  # noqa: BLE001 - any unreadable log is one clear line
+                raise GameEvalError(f"{log_path}: not a readable inspect log ({type(e).__name__})") from None
+            for sample in log.samples or []:
+                data = (sample.metadata or {}).get("gameeval_record")
+                if data:
+                    records.append(GameRecord.from_dict(json.loads(json.dumps(data))))
+    return records
+
+
+def write_bias_plot(report: dict[str, Any], path: str) -> None:
+    """One panel per factor: each category's share of the votes with its 95% Wilson interval, and
+    the share a voter choosing uniformly among its options would give (the chi-square's expectation)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    voters = report["all_voters"]
+    factors = voters["factors"]
+    fig, axes = plt.subplots(1, len(factors), figsize=(4.6 * len(factors), 4.2))
+    for ax, (factor, entry) in zip(axes, factors.items()):
+        cats = entry["categories"]
+        x = list(range(len(cats)))
+        shares = [c["share"] or 0.0 for c in cats]
+        err = [[s - (c["rate"]["ci"][0] or 0.0) for s, c in zip(shares, cats)],
+               [(c["rate"]["ci"][1] or 0.0) - s for s, c in zip(shares, cats)]]
+        ax.bar(x, shares, color="tab:blue", alpha=0.75, label="observed share (95% CI)")
+        ax.errorbar(x, shares, yerr=err, fmt="none", ecolor="k", capsize=3)
+        ax.plot(x, [c["expected_share"] or 0.0 for c in cats], "r_", markersize=18, mew=2, label="expected if unbiased")
+        ax.set_xticks(x, [str(c["value"]) for c in cats], rotation=30 if factor == "name" else 0, ha="right" if factor == "name" else "center", fontsize=8)
+        ax.set_xlabel({"name": "voted-for player", "speaking_position": "speaking position of the voted-for player",
+                       "option_position": "position in the voter's option list"}.get(factor, factor), fontsize=9)
+        ax.set_ylabel("share of votes", fontsize=9)
+        verdict = "no test" if entry["p_value"] is None else f"chi2={entry['chi2']:.2f}, dof={entry['dof']}, p={entry['p_value']:.3g}"
+        ax.set_title(f"{factor.replace('_', ' ')}\n{verdict}", fontsize=10)
+        ax.set_ylim(0, 1)
+    axes[0].legend(fontsize=8, loc="upper right")
+    fig.suptitle(f"Vote bias over {report['games']} games: {voters['votes']} first-round votes, "
+                 f"{voters['abstentions']} abstentions", fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gameeval bias-report",
+        description="Vote bias by name, speaking position and option position, chi-square against uniform "
+        "(SpyGame probe-mode games by default).",
+    )
+    parser.add_argument("paths", nargs="+", help="inspect logs (.eval/.json or a log directory) or game-record .jsonl files")
+    parser.add_argument("--any-game", action="store_true", help="also use normal (not content-free) SpyGame and SpyFall games")
+    parser.add_argument("--alpha", type=float, default=ALPHA, help="significance level (default 0.05)")
+    parser.add_argument("--out", help="write the JSON report here (atomically) instead of stdout")
+    parser.add_argument("--plot", help="also draw the vote shares against uniform, with 95%% intervals, as a PNG here")
+    args = parser.parse_args(argv)
+    records = [r for r in load_records(args.paths) if r.game in VOTING_GAMES]
+    if not args.any_game:
+        records = [r for r in records if r.outcome["details"].get("probe")]
+    if not records:
+        what = "SpyGame/SpyFall" if args.any_game else "SpyGame probe-mode (-T probe=true)"
+        raise GameEvalError(f"no {what} game records in {', '.join(args.paths)}")
+    report = {"games": len(records), **bias_by_model(records, args.alpha)}
+    text = json.dumps(report, indent=2)
+    if args.out:
+        write_text(args.out, text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    if args.plot:
+        write_bias_plot(report, args.plot)
+    for factor, entry in report["all_voters"]["factors"].items():
+        verdict = "n/a" if entry["p_value"] is None else f"chi2={entry['chi2']:.2f} dof={entry['dof']} p={entry['p_value']:.3g} {'BIASED' if entry['biased'] else 'no bias detected'}"
+        print(f"{factor}: {verdict}", file=sys.stderr)
+    return 0
