@@ -5,7 +5,7 @@ and skipped with the reason, and nothing else changes in the user's run.
 
 Flow: pytest_configure reads settings (and the baseline) -> collection adds one item per case
 (`gameeval::askguess[hard-apple-t0]`, marker `gameeval`) -> the first item of a shard plays the
-whole shard concurrently (pytest_runner.Runner) -> each item reports its own case -> the process
+whole shard concurrently (runner.Runner) -> each item reports its own case -> the process
 that owns the session (xdist controller, or the single process) merges the cases, writes the
 report atomically and applies the gate.
 """
@@ -28,7 +28,7 @@ from pytest_gameeval.pytest_plugin.settings import (
 )
 
 # Imported by every pytest run: nothing heavy here. inspect, scipy and the games' code load only
-# when a model is given (pytest_runner, report, gate).
+# when a model is given (runner, analysis.report, analysis.gate).
 EVALUATED = "evaluated"  # = engine.spec.EVALUATED, not imported to keep this module light
 REGRESSED = "regressed"  # = gate.REGRESSED
 
@@ -152,7 +152,7 @@ class GameEvalState:
     def __init__(self, config: pytest.Config, settings: Settings):
         self.config = config
         self.settings = settings
-        self.plans: dict[str, Any] = {}  # game -> pytest_runner.GamePlan
+        self.plans: dict[str, Any] = {}  # game -> runner.GamePlan
         self.broken: dict[str, str] = {}  # game -> why its cases cannot be made (its data): one line
         self.baseline: dict[str, Any] | None = None
         self.baseline_path: Path | None = None
