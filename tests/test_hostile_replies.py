@@ -5,7 +5,8 @@ with a hostile one built from what that seat was shown; the re-prompt is then an
 scripted policy. For every case:
 
 - the hostile reply is recorded as a failure of the expected kind (format error or rule
-  violation), never as a move;
+  violation), never as a move; an echo is a format error when the turn's parser cannot read it
+  and a rule violation when it can (the runner parses first, then checks for echoes);
 - the game then plays out exactly as without it (same actions, same outcome): state stays right;
 - the record stays serialisable, and the hostile text never reaches another seat's prompt.
 
@@ -21,7 +22,7 @@ import re
 import pytest
 
 from pytest_gameeval.engine.echo import check_not_echo
-from pytest_gameeval.engine.errors import ParseError
+from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY
 from pytest_gameeval.engine.game import FORMAT_ERROR, RULE_VIOLATION
 from pytest_gameeval.engine.parsing import json_objects
@@ -81,11 +82,13 @@ def _secret(ctx: TurnContext) -> str:
     return private.get("word") or private.get("target") or ""
 
 
+ECHO = "format if unreadable, else rule"
+
 # name -> (build(ctx, scripted_reply) -> hostile text or None, expected failure kind)
 HOSTILE = {
-    "instruction echo": (lambda ctx, r: ctx.turn.instruction, FORMAT_ERROR),
-    "template echo": (lambda ctx, r: _template(ctx), FORMAT_ERROR),
-    "echo after a real move": (lambda ctx, r: f"{r}\n{ctx.turn.instruction}" if ctx.turn.instruction else None, FORMAT_ERROR),
+    "instruction echo": (lambda ctx, r: ctx.turn.instruction, ECHO),
+    "template echo": (lambda ctx, r: _template(ctx), ECHO),
+    "echo after a real move": (lambda ctx, r: f"{r}\n{ctx.turn.instruction}" if ctx.turn.instruction else None, ECHO),
     "empty speech": (lambda ctx, r: _with_speech(ctx, r, ""), FORMAT_ERROR),
     "10,000-character speech": (lambda ctx, r: _with_speech(ctx, r, "very " * 2000), FORMAT_ERROR),
     "wrong name": (_wrong_name, RULE_VIOLATION),
@@ -115,6 +118,17 @@ OPTIONS = {"askguess": {"mode": "easy"}}
 COT = {"askguess": {"mode": "easy", "cot": True}, "age": {"cot": True}}
 
 
+def _echo_kind(ctx: TurnContext, text: str) -> str:
+    """What an echo is: a format error if the turn's parser cannot read it, else a rule violation."""
+    try:
+        ctx.turn.parse(text)
+    except ParseError:
+        return FORMAT_ERROR
+    except RuleViolation:
+        pass
+    return RULE_VIOLATION
+
+
 class Hostile:
     """Plays the scripted policy, except that the first matching turn gets a hostile reply."""
 
@@ -130,6 +144,7 @@ class Hostile:
             hostile = self.build(ctx, reply.text)
             if hostile is not None and hostile != reply.text:
                 self.state["sent"] = (ctx.seat.name, hostile)
+                self.state["echo_kind"] = _echo_kind(ctx, hostile)
                 self.state["retry"] = reply.text  # the re-prompt gets the scripted move
                 return Reply(hostile)
         return reply
@@ -167,7 +182,7 @@ def test_a_hostile_reply_is_a_classified_failure_and_changes_nothing(game, actio
     replies = [i for i, e in enumerate(record.events) if e.kind == REPLY and e.speaker == seat and e.text == text]
     assert replies, "the hostile reply is not in the record"
     failure = next(e for e in record.events[replies[0]:] if e.kind == FAILURE and e.speaker == seat)
-    assert failure.data["kind"] == kind, (failure.text, failure.data)
+    assert failure.data["kind"] == (state["echo_kind"] if kind == ECHO else kind), (failure.text, failure.data)
     assert _moves(record) == _moves(base)
     assert record.outcome == base.outcome
     json.dumps(record.to_dict())
@@ -185,16 +200,17 @@ def test_every_game_has_hostile_cases():
 # -- the cases the issue names, one by one ------------------------------------------------------
 
 
-def _echo_or_parse_error(reply: str, instruction: str, parse) -> None:
-    with pytest.raises(ParseError):
-        check_not_echo(reply, [instruction])
+def _not_a_move(reply: str, instruction: str, parse) -> None:
+    """The runner's order: the parser reads the reply, then the echo check looks at it."""
+    with pytest.raises((ParseError, RuleViolation)):
         parse(reply)
+        check_not_echo(reply, [instruction])
 
 
 def test_bluffing_verdict_instruction_is_no_verdict():
     instruction = bluffing_prompts.VERDICT_INSTRUCTION
-    _echo_or_parse_error(instruction, instruction, require_verdict)
-    _echo_or_parse_error(f"I believe your statement is: False. {instruction}", instruction, require_verdict)
+    _not_a_move(instruction, instruction, require_verdict)
+    _not_a_move(f"I believe your statement is: False. {instruction}", instruction, require_verdict)
     with pytest.raises(ParseError):  # the system prompt names both forms too
         read_verdict('"I believe your statement is: True" or "I believe your statement is: False"')
     assert require_verdict("I believe your statement is: False.") is False
@@ -202,15 +218,15 @@ def test_bluffing_verdict_instruction_is_no_verdict():
 
 def test_tofukingdom_echoed_example_is_no_question():
     example = re.search(r"\{.*\}", tofu_prompts.EXTRA_INSTRUCTION).group(0)
-    with pytest.raises(ParseError):
+    with pytest.raises(RuleViolation):
         check_not_echo(f"Sure. {example}", [tofu_prompts.EXTRA_INSTRUCTION])
 
 
 @pytest.mark.parametrize("reply", ['{"thought": "x", "speak": "<your description>"}', "<your description>"])
 def test_spyfall_and_spygame_placeholder_is_no_description(reply):
-    with pytest.raises(ParseError):
+    with pytest.raises(RuleViolation):
         check_not_echo(reply, [spyfall_prompts.describe_instruction(1)])
-    with pytest.raises(ParseError):  # SpyGame's own placeholder is longer; a bare one is no description either
+    with pytest.raises(RuleViolation):  # SpyGame's own placeholder is longer; a bare one is no description either
         check_not_echo(reply, [spygame_prompts.describe_instruction(1, 12, False)])
 
 

@@ -1,4 +1,4 @@
-"""Echoes: a reply that restates the host's words is a format error, not a move.
+"""Echoes: a reply that restates the host's words is not a move (a rule violation).
 
 Small models copy host text all the time: the instruction ("Question 3 of 30: ask your
 question."), the reply template ('{"speak": "<your description>"}'), an example move, or a
@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
-from pytest_gameeval.engine.errors import ParseError
+from pytest_gameeval.engine.errors import RuleViolation
 from pytest_gameeval.engine.matching import normalize
 from pytest_gameeval.engine.parsing import json_objects
 
@@ -48,14 +48,14 @@ def _host_parts(text: str) -> tuple[frozenset[str], tuple[dict, ...], tuple[str,
 
 
 def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> None:
-    """Raise ParseError if `reply` restates the turn's host messages or the system prompt's
+    """Raise RuleViolation if `reply` restates the turn's host messages or the system prompt's
     templates (see the module docstring)."""
     said = _squeezed(reply)
     reply_objects = json_objects(reply)
     values = [v for obj in reply_objects for v in obj.values() if isinstance(v, str)] or [reply]
     for value in values:
         if _PLACEHOLDER.fullmatch(value.strip()):
-            raise ParseError(f"your reply gives the placeholder {value.strip()} instead of your own words")
+            raise RuleViolation(f"your reply gives the placeholder {value.strip()} instead of your own words")
     for text, whole in ((system, False), *((t, True) for t in turn_texts)):
         if not text:
             continue
@@ -63,9 +63,9 @@ def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> N
         sentences = sentences if whole else ()
         for placeholder in placeholders:
             if placeholder in said:
-                raise ParseError(f"your reply copies the placeholder {placeholder} from the instructions; write your own words in its place")
+                raise RuleViolation(f"your reply copies the placeholder {placeholder} from the instructions; write your own words in its place")
         if objects and any(obj in objects for obj in reply_objects):
-            raise ParseError("your reply copies the template or example from the instructions; give your own move")
+            raise RuleViolation("your reply copies the template or example from the instructions; give your own move")
         for sentence in sentences:
             if sentence in said:
-                raise ParseError("your reply repeats the host's instructions; reply with your own move only")
+                raise RuleViolation("your reply repeats the host's instructions; reply with your own move only")

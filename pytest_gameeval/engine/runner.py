@@ -86,10 +86,11 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {})}
         note(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data)))
         try:
-            if turn.echo_check:  # the host text this seat was shown for this turn
-                check_not_echo(reply.text, [e.text for e in logged if e.kind == HOST_MSG], system)
             text = turn.reply.unwrap(reply.text) if structured and turn.reply.text else reply.text  # type: ignore[union-attr]
-            return _Result(True, text, turn.parse(text), events=logged)
+            action = turn.parse(text)  # an unreadable reply is a format error, echo or not
+            if turn.echo_check:  # a readable one that restates the host text this seat was shown is no move
+                check_not_echo(reply.text, [e.text for e in logged if e.kind == HOST_MSG], system)
+            return _Result(True, text, action, events=logged)
         except (ParseError, RuleViolation) as problem:
             kind = FORMAT_ERROR if isinstance(problem, ParseError) else RULE_VIOLATION
             session.failures[turn.seat][kind] += 1

@@ -24,7 +24,7 @@ import re
 from typing import Any, Callable
 
 from pytest_gameeval.engine.echo import check_not_echo
-from pytest_gameeval.engine.errors import GameEvalError, ParseError
+from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import normalize
 from pytest_gameeval.engine.replies import ReplyFormat, text_reply
@@ -225,10 +225,13 @@ def _summary(result: dict[str, Any]) -> str:
 def _never_raises(parse: Callable[[str], dict[str, Any]], instruction: str) -> Callable[[str], dict[str, Any]]:
     def safe(text: str) -> dict[str, Any]:
         try:
+            answer = parse(text)
             check_not_echo(text, [instruction])  # an echoed probe question is a failed probe
-            return {"ok": True, **parse(text)}
+            return {"ok": True, **answer}
         except ParseError as problem:
             return {"ok": False, "error": str(problem), "kind": "format"}
+        except RuleViolation as problem:
+            return {"ok": False, "error": str(problem), "kind": "rule"}
 
     return safe
 
