@@ -3,6 +3,7 @@
     python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30
     python benchmarks/http_concurrency.py --front pytest  --latency 1.0 --connections 64 --games 128 --rounds 30
     python benchmarks/http_concurrency.py --front pytest  --latency 0.1 --connections 64 --games 128 --rounds 10 --workers 2
+    python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30 --workers 2
     python benchmarks/http_concurrency.py --startup
     python benchmarks/http_concurrency.py --matrix            # every configuration in MATRIX, ~15 min idle
 
@@ -31,6 +32,7 @@ import datetime
 import importlib.util
 import json
 import math
+import shlex
 import os
 import signal
 import statistics
@@ -142,6 +144,31 @@ def inspect_command(rounds: int, rows: int, epochs: int, connections: int, log_d
             "--max-connections", str(connections), "--max-samples", str(connections), "--log-dir", log_dir, *extra]
 
 
+def sharded_inspect_command(rounds: int, rows: int, epochs: int, connections: int, log_dir: str, extra: list[str],
+                            shards: int) -> list[str]:
+    """docs/performance.md's recipe for one evaluation over several processes: `shards` `inspect eval`
+    processes on disjoint row ranges, started together by one shell (so wait4 counts them all)."""
+    per_shard, bounds = math.ceil(connections / shards), [round(rows * k / shards) for k in range(shards + 1)]
+    parts = []
+    for k in range(shards):
+        cmd = inspect_command(rounds, rows, epochs, per_shard, f"{log_dir}/shards/{k + 1}", extra)
+        cmd[cmd.index("--limit") + 1] = f"{bounds[k] + 1}-{bounds[k + 1]}"
+        parts.append(" ".join(shlex.quote(c) for c in cmd) + f" > {log_dir}/shard{k + 1}.out 2>&1 & p{k}=$!")
+    waits = " && ".join(f"wait $p{k}" for k in range(shards))
+    return ["sh", "-c", "; ".join(parts) + f"; {waits}"]
+
+
+def merge_shards(log_dir: str, server: Loopback) -> float:
+    """`gameeval merge-logs` over the shards' logs, as a user runs it; its wall time in seconds. It
+    re-scores with inspect's `score()`, which makes the log's model client: the loopback's variables
+    must be set, as a user's API key is."""
+    logs = sorted(str(p) for p in Path(log_dir, "shards").glob("*/*.eval"))
+    start = time.monotonic()
+    subprocess.run([str(Path(sys.executable).with_name("gameeval")), "merge-logs", f"{log_dir}/merged/askguess.eval", *logs],
+                   check=True, env=client_env(server))
+    return time.monotonic() - start
+
+
 def pytest_command(rounds: int, rows: int, epochs: int, connections: int, workers: int, report: str, extra: list[str]) -> list[str]:
     per_worker = math.ceil(connections / max(1, workers))
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--gameeval-only",
@@ -203,12 +230,18 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
     server = Loopback(latency, bound + 60)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            if front == "inspect":
+            if front == "inspect" and workers > 1:
+                cmd = sharded_inspect_command(rounds, rows, epochs, connections, tmp, extra, workers)
+            elif front == "inspect":
                 cmd = inspect_command(rounds, rows, epochs, connections, tmp, extra)
             else:
                 cmd = pytest_command(rounds, rows, epochs, connections, workers, f"{tmp}/report.json", extra)
             spawned, ended, cpu, _ = run_client(cmd, server, bound)
-            if front == "inspect":
+            merge_s = None
+            if front == "inspect" and workers > 1:
+                merge_s = round(merge_shards(tmp, server), 2)
+                check_inspect_log(f"{tmp}/merged", games)
+            elif front == "inspect":
                 check_inspect_log(tmp, games)
             else:
                 check_pytest_report(f"{tmp}/report.json", games)
@@ -231,7 +264,9 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         "workers": workers, "calls": calls, "command": " ".join(display_cmd).replace(tmp, "TMP"),
         "startup_s": round(first - spawned, 2),
         "wall_s": round(ended - spawned, 2), "play_span_s": round(last_reply - first, 2), "ideal_s": round(ideal, 2),
-        "ideal_over_wall": round(ideal / (ended - spawned), 3), "ideal_over_play_span": round(ideal / (last_reply - first), 3),
+        "ideal_over_wall": round(ideal / (ended - spawned), 3),
+        **({"merge_logs_s": merge_s, "ideal_over_wall_with_merge": round(ideal / (ended - spawned + merge_s), 3)}
+           if merge_s is not None else {}), "ideal_over_play_span": round(ideal / (last_reply - first), 3),
         "client_cpu_s": round(cpu, 2), "cpu_ms_per_call": round(1000 * cpu / calls, 2),
         "play_cpu_ms_per_call": round(1000 * play_cpu / calls, 2) if play_cpu is not None else None,
         "calls_per_s_per_process": round(calls / (last_reply - first) / processes, 1),
@@ -376,7 +411,7 @@ def table(path: Path) -> str:
     for key, r in runs.items():
         if key == "startup":
             continue
-        front = r["front"] + (f" -n {r['workers']}" if r["workers"] else "")
+        front = r["front"] + ((" -n {}" if r["front"] == "pytest" else " × {} processes").format(r["workers"]) if r["workers"] else "")
         lines.append(
             f"| {front} | {r['latency_s']} s | {r['games']}, {r['connections']} | {r['rounds']} | {r.get('extra', '')} "
             f"| {r['cpu_ms_per_call']} / {r['play_cpu_ms_per_call']} | {r.get('late_over_early', '')} | {r['startup_s']} s "
@@ -392,7 +427,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=10, help="Ask-Guess max_rounds (30: full length)")
-    parser.add_argument("--workers", type=int, default=0, help="pytest -n")
+    parser.add_argument("--workers", type=int, default=0, help="pytest -n; inspect: that many processes on parts of the dataset, logs joined by gameeval merge-logs")
     parser.add_argument("--extra", default="", help="more arguments for the front end, e.g. '--no-log-samples'")
     parser.add_argument("--startup", action="store_true", help="time start-up instead (see above)")
     parser.add_argument("--repeats", type=int, default=3, help="start-up repeats (the median is reported)")
