@@ -2,6 +2,7 @@
 JSON object, asserts nothing.
 
     python benchmarks/structured_local.py [--games-per-game 2] [--games askguess,spyfall] [--settings on,off]
+    python benchmarks/structured_local.py --table benchmarks/results/structured_local.json
 
 For each game and setting, plays the game's first N cases (default options otherwise: full length)
 concurrently through the engine with inspect's ``gameeval/local`` model and reports, over those games:
@@ -78,13 +79,37 @@ async def _play(game: str, setting: str, n_games: int) -> dict[str, Any]:
             "load_before": load_before, "load_after": _load(), "_records": list(records)}
 
 
+def _percent(n: int, calls: int) -> str:
+    return f"{100 * n / calls:.1f}% ({n}/{calls})" if calls else "no calls"
+
+
+def table(saved: dict[str, Any]) -> str:
+    """A saved run as the markdown table of docs/performance.md section 7."""
+    lines = ["| game | decoding | games | calls/game | format errors / call | rule violations / call | forfeits / call "
+             "| wall s / game | prompt tokens / game | completion tokens / game | outcomes | load (1 min) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for game, settings in sorted(saved["results"].items()):
+        for setting, r in settings.items():
+            f = r["failures"]
+            lines.append(
+                f"| {game} | {setting} | {r['games']} | {r['calls_per_game']} | {_percent(f['format'], r['calls'])} "
+                f"| {_percent(f['rule'], r['calls'])} | {_percent(f['forfeit'], r['calls'])} | {r['wall_seconds_per_game']} "
+                f"| {r['input_tokens_per_game']} | {r['output_tokens_per_game']} | {', '.join(r['outcomes'])} "
+                f"| {r['load_before'][0]}–{r['load_after'][0]} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", metavar="JSON", help="print a saved run (this script's output) as a markdown table and exit")
     parser.add_argument("--games-per-game", type=int, default=2)
     parser.add_argument("--games", default=",".join(sorted(GAMES)), help="comma-separated game names")
     parser.add_argument("--settings", default="on,off", help="structured decoding settings to run, in order")
     parser.add_argument("--records", default=None, help="also write every game record to this JSONL file")
     args = parser.parse_args(argv)
+    if args.table:
+        print(table(json.loads(Path(args.table).read_text())))
+        return 0
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
     unknown = [g for g in games if g not in GAMES] + [s for s in settings if s not in ("on", "off")]
