@@ -6,6 +6,8 @@ Inner pytest runs use pytester (in-process where possible: inspect is imported o
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from pytest_gameeval.analysis.report import read_report
 
 pytest_plugins = ["pytester"]
 
+LOOPBACK = Path(__file__).resolve().parents[1] / "benchmarks" / "loopback_openai.py"
 ORACLE = "gameeval/scripted/oracle"
 RANDOM = "gameeval/scripted/random"
 # Ask-Guess with a truthful scripted answerer: the oracle questioner always wins within 30
@@ -251,3 +254,22 @@ def test_xdist_merges_workers_into_one_report_equal_to_a_single_process_run(pyte
     assert two["run"]["workers"] == 2
     assert len({c["id"] for c in two["cases"]}) == 8
     assert cases_without_timing(one) == cases_without_timing(two)
+
+
+def test_inspects_own_deprecation_warning_does_not_reach_the_users_summary(pytester, monkeypatch):
+    """inspect's retry policy hands tenacity a deprecated argument on every call through its
+    OpenAI-compatible provider: in a user's project (no filter of ours in their ini) that was one
+    warning per model call in their summary. Real SDK and HTTP against the benchmarks' loopback
+    server; a subprocess, since in-process this suite's own ini filter would hide it either way."""
+    server = subprocess.Popen([sys.executable, str(LOOPBACK), "--latency", "0", "--port", "0", "--max-seconds", "120"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        monkeypatch.setenv("LOOPBACK_BASE_URL", server.stdout.readline().split()[-1])
+        monkeypatch.setenv("LOOPBACK_API_KEY", "unused")
+        result = pytester.runpytest_subprocess("--gameeval-games", "askguess", "--gameeval-model", "openai-api/loopback/bench",
+                                               "--gameeval-option", "max_rounds=2", "--gameeval-limit", "1", "-rw", "-p", "no:cacheprovider")
+    finally:
+        server.terminate()
+        server.wait(10)
+    result.assert_outcomes(passed=1)
+    assert "'initial' parameter is deprecated" not in result.stdout.str()

@@ -234,8 +234,14 @@ def _rootdir_moved(config: pytest.Config) -> str | None:
             f"{rootpath}, so {inipath or 'the project ini file'} was not read; write {flag}={value}")
 
 
+# inspect's retry policy hands tenacity a deprecated argument on every model call through its
+# OpenAI-compatible providers: one warning per call in the user's summary, nothing they can act on.
+INSPECT_RETRY_WARNING = "ignore:The 'initial' parameter is deprecated:DeprecationWarning:inspect_ai.model._retry"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gameeval: a game case played by pytest-gameeval (select with -m gameeval)")
+    config.addinivalue_line("filterwarnings", INSPECT_RETRY_WARNING)
     moved = _rootdir_moved(config)
     if moved:
         raise pytest.UsageError(f"gameeval: {moved}")
