@@ -4,7 +4,11 @@ Small models copy host text all the time: the instruction ("Question 3 of 30: as
 question."), the reply template ('{"speak": "<your description>"}'), an example move, or a
 placeholder alone. Read as moves, these put the host's words in a player's mouth (Bluffing's
 verdict instruction contains "I believe your statement is: True"). The runner checks every reply
-against the host text its seat was shown for the turn:
+the turn's parser could read against the host text its seat was shown for the turn. A reply that
+cannot be read is a format error, echo or not; one that reads as a move but restates the host breaks
+the rule that a move is the player's own: a rule violation (DESIGN's split: format = could not be
+parsed, rule = parsed but not allowed). Under structured decoding the grammar guarantees the form,
+so a copied placeholder there is what the model chose to write. What is checked:
 
 - a placeholder (``<your description>``) of the system prompt or the turn's host messages
   (instruction, re-prompts) anywhere in the reply, or a reply (or JSON field) that is nothing but
