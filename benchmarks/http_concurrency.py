@@ -158,14 +158,12 @@ def sharded_inspect_command(rounds: int, rows: int, epochs: int, connections: in
     return ["sh", "-c", "; ".join(parts) + f"; {waits}"]
 
 
-def merge_shards(log_dir: str, server: Loopback) -> float:
-    """`gameeval merge-logs` over the shards' logs, as a user runs it; its wall time in seconds. It
-    re-scores with inspect's `score()`, which makes the log's model client: the loopback's variables
-    must be set, as a user's API key is."""
+def merge_shards(log_dir: str) -> float:
+    """`gameeval merge-logs` over the shards' logs, as a user runs it; its wall time in seconds."""
     logs = sorted(str(p) for p in Path(log_dir, "shards").glob("*/*.eval"))
     start = time.monotonic()
     subprocess.run([str(Path(sys.executable).with_name("gameeval")), "merge-logs", f"{log_dir}/merged/askguess.eval", *logs],
-                   check=True, env=client_env(server))
+                   check=True)
     return time.monotonic() - start
 
 
@@ -239,7 +237,7 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
             spawned, ended, cpu, _ = run_client(cmd, server, bound)
             merge_s = None
             if front == "inspect" and workers > 1:
-                merge_s = round(merge_shards(tmp, server), 2)
+                merge_s = round(merge_shards(tmp), 2)
                 check_inspect_log(f"{tmp}/merged", games)
             elif front == "inspect":
                 check_inspect_log(tmp, games)

@@ -41,6 +41,26 @@ def test_parts_join_into_one_log_with_metrics_over_every_game(tmp_path):
     assert merged.results.total_samples == merged.results.completed_samples == 6
 
 
+def test_joining_needs_no_api_key_of_the_models_that_played(tmp_path, monkeypatch):
+    """Scoring reads the records in the samples and calls no model: joining logs of an API model
+    (and of its role models) must work where its key is not set, e.g. on a reviewer's machine."""
+    from inspect_ai.log import write_eval_log
+    from inspect_ai.model import ModelConfig
+
+    parts = []
+    for name, limit in (("a", (0, 3)), ("b", (3, 6))):
+        log = read_eval_log(part(tmp_path / name, limit))
+        log.eval.model = "openai-api/nokeyservice/some-model"  # as if played through an API
+        log.eval.model_roles = {"answerer": ModelConfig(model="openai-api/nokeyservice/other-model")}
+        write_eval_log(log, str(tmp_path / f"{name}.eval"))
+        parts.append(str(tmp_path / f"{name}.eval"))
+    monkeypatch.delenv("NOKEYSERVICE_API_KEY", raising=False)
+    merged = merge_logs(parts)
+    assert len(merged.samples) == 6 and merged.results.completed_samples == 6
+    assert merged.eval.model == "openai-api/nokeyservice/some-model"
+    assert merged.eval.model_roles["answerer"].model == "openai-api/nokeyservice/other-model"
+
+
 def test_overlapping_or_foreign_parts_are_one_clear_error(tmp_path, capsys):
     a = part(tmp_path / "a", (0, 3))
     b = part(tmp_path / "b", (2, 4))

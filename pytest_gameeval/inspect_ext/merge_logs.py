@@ -31,6 +31,7 @@ def merge_logs(paths: list[str]):
     """The joined EvalLog (not written). Errors are GameEvalError with one line."""
     from inspect_ai import score
     from inspect_ai.log import read_eval_log
+    from inspect_ai.model import get_model
 
     from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.inspect_ext.scorer import game_scorer
@@ -74,8 +75,17 @@ def merge_logs(paths: list[str]):
         for model, u in log.stats.model_usage.items():
             usage[model] = usage[model] + u if model in usage else u
     merged.stats.model_usage = usage
-    # metrics over every game: the game's scorer again (it reads the record in each sample)
-    return score(merged, game_scorer(get_spec(game)), action="overwrite", display="none", copy=False)
+    # metrics over every game: the game's scorer again (it reads the record in each sample). It calls
+    # no model, so inspect gets a keyless stand-in instead of rebuilding the log's model clients
+    # (and its roles'), which would need their API keys and base URLs on the joining machine.
+    roles, merged.eval.model_roles = merged.eval.model_roles, None
+    try:
+        scored = score(merged, game_scorer(get_spec(game)), model=get_model("mockllm/model"),
+                       action="overwrite", display="none", copy=False)
+    finally:
+        merged.eval.model_roles = roles
+    scored.eval.model_roles = roles
+    return scored
 
 
 def main(argv: list[str] | None = None) -> int:
