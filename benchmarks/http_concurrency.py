@@ -138,9 +138,10 @@ def split_games(games: int) -> tuple[int, int]:
     raise ValueError(games)
 
 
-def inspect_command(rounds: int, rows: int, epochs: int, connections: int, log_dir: str, extra: list[str]) -> list[str]:
+def inspect_command(rounds: int, limit: str, epochs: int, connections: int, log_dir: str, extra: list[str]) -> list[str]:
+    """`limit`: inspect's --limit, a row count ("64") or a range of rows ("33-64")."""
     return [str(Path(sys.executable).with_name("inspect")), "eval", "tasks/askguess.py", "--model", MODEL,
-            "-T", f"max_rounds={rounds}", "--limit", str(rows), "--epochs", str(epochs),
+            "-T", f"max_rounds={rounds}", "--limit", limit, "--epochs", str(epochs),
             "--max-connections", str(connections), "--max-samples", str(connections), "--log-dir", log_dir, *extra]
 
 
@@ -151,8 +152,7 @@ def sharded_inspect_command(rounds: int, rows: int, epochs: int, connections: in
     per_shard, bounds = math.ceil(connections / shards), [round(rows * k / shards) for k in range(shards + 1)]
     parts = []
     for k in range(shards):
-        cmd = inspect_command(rounds, rows, epochs, per_shard, f"{log_dir}/shards/{k + 1}", extra)
-        cmd[cmd.index("--limit") + 1] = f"{bounds[k] + 1}-{bounds[k + 1]}"
+        cmd = inspect_command(rounds, f"{bounds[k] + 1}-{bounds[k + 1]}", epochs, per_shard, f"{log_dir}/shards/{k + 1}", extra)
         parts.append(" ".join(shlex.quote(c) for c in cmd) + f" > {log_dir}/shard{k + 1}.out 2>&1 & p{k}=$!")
     waits = " && ".join(f"wait $p{k}" for k in range(shards))
     return ["sh", "-c", "; ".join(parts) + f"; {waits}"]
@@ -231,7 +231,7 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
             if front == "inspect" and workers > 1:
                 cmd = sharded_inspect_command(rounds, rows, epochs, connections, tmp, extra, workers)
             elif front == "inspect":
-                cmd = inspect_command(rounds, rows, epochs, connections, tmp, extra)
+                cmd = inspect_command(rounds, str(rows), epochs, connections, tmp, extra)
             else:
                 cmd = pytest_command(rounds, rows, epochs, connections, workers, f"{tmp}/report.json", extra)
             spawned, ended, cpu, _ = run_client(cmd, server, bound)
