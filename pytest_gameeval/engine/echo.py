@@ -17,7 +17,12 @@ so a copied placeholder there is what the model chose to write. What is checked:
 - a JSON object equal to a template or example object of that text;
 - a whole sentence of at least ``MIN_SENTENCE_WORDS`` words of the turn's host messages. The
   system prompt's sentences are not checked: it holds what a seat may rightly say again (a
-  persona's facts, the rules it argues from).
+  persona's facts, the rules it argues from);
+- a reply (or JSON field) that is nothing but a host message of the turn, or one sentence of it,
+  however short, with or without the speaker tag the prompt shows ("Host: ...", "[Host] ...").
+
+The reply is read as written and, for JSON replies (structured decoding), each string field
+decoded: a quoted host sentence inside a JSON string has its quotes escaped.
 """
 
 from __future__ import annotations
@@ -33,43 +38,52 @@ from pytest_gameeval.engine.parsing import json_objects
 MIN_SENTENCE_WORDS = 6  # shorter sentences ("Is it alive?") may be a player's own words
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SPEAKER_TAG = re.compile(r"^(?:\[host\]|host(?: \(to [^)]*\))?:)\s*")
 
 
 def _squeezed(text: str) -> str:
     return " ".join(normalize(text).split())
 
 
+def _untagged(text: str) -> str:
+    """`text` squeezed, without a leading speaker tag ("Host:", "[Host]"): how a prompt shows host lines."""
+    return _SPEAKER_TAG.sub("", _squeezed(text), count=1)
+
+
 @lru_cache(maxsize=512)
-def _host_parts(text: str) -> tuple[frozenset[str], tuple[dict, ...], tuple[str, ...]]:
-    """(placeholders, JSON objects, long sentences) of one host text, normalised."""
+def _host_parts(text: str) -> tuple[frozenset[str], tuple[dict, ...], tuple[str, ...], frozenset[str]]:
+    """(placeholders, JSON objects, long sentences, the whole text and each sentence) of one host text, normalised."""
     placeholders = frozenset(_squeezed(p) for p in _PLACEHOLDER.findall(text))
     objects = tuple(json_objects(text))
-    sentences = tuple(
-        s for s in (_squeezed(part) for part in _SENTENCE_END.split(text))
-        if len(s.split()) >= MIN_SENTENCE_WORDS
-    )
-    return placeholders, objects, sentences
+    parts = [_squeezed(part) for part in _SENTENCE_END.split(text)]
+    sentences = tuple(s for s in parts if len(s.split()) >= MIN_SENTENCE_WORDS)
+    return placeholders, objects, sentences, frozenset([_squeezed(text), *filter(None, parts)])
 
 
 def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> None:
     """Raise RuleViolation if `reply` restates the turn's host messages or the system prompt's
     templates (see the module docstring)."""
-    said = _squeezed(reply)
     reply_objects = json_objects(reply)
-    values = [v for obj in reply_objects for v in obj.values() if isinstance(v, str)] or [reply]
-    for value in values:
+    values = [v for obj in reply_objects for v in obj.values() if isinstance(v, str)]
+    # the reply as written and each JSON string decoded: inside JSON a quoted host sentence is
+    # escaped (\"...\"), so only the decoded value shows the echo (structured decoding's fields)
+    said = [_squeezed(text) for text in (reply, *values)]
+    alone = {_untagged(text) for text in (reply, *values)}
+    for value in values or [reply]:
         if _PLACEHOLDER.fullmatch(value.strip()):
             raise RuleViolation(f"your reply gives the placeholder {value.strip()} instead of your own words")
     for text, whole in ((system, False), *((t, True) for t in turn_texts)):
         if not text:
             continue
-        placeholders, objects, sentences = _host_parts(text)
+        placeholders, objects, sentences, lines = _host_parts(text)
         sentences = sentences if whole else ()
+        if whole and alone & lines:  # the instruction (or one sentence of it) and nothing else, however short
+            raise RuleViolation("your reply repeats the host's instructions; reply with your own move only")
         for placeholder in placeholders:
-            if placeholder in said:
+            if any(placeholder in text for text in said):
                 raise RuleViolation(f"your reply copies the placeholder {placeholder} from the instructions; write your own words in its place")
         if objects and any(obj in objects for obj in reply_objects):
             raise RuleViolation("your reply copies the template or example from the instructions; give your own move")
         for sentence in sentences:
-            if sentence in said:
+            if any(sentence in text for text in said):
                 raise RuleViolation("your reply repeats the host's instructions; reply with your own move only")
