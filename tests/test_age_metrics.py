@@ -64,9 +64,9 @@ def test_hand_worked_game():
     assert rows["b1"]["comprehension"] == pytest.approx(1 / math.log2(3))
     assert rows["b1"]["confusion"] == 0.0 and rows["b1"]["age"] == 0.0  # a1 found B's word in round 1
     assert rows["b2"]["fcg"] == 4 and rows["b2"]["comprehension"] == pytest.approx(1 / math.log2(5))
-    assert m.both_words_guessed(rec) and m.in_paper_filter(rec)
+    assert m.both_words_guessed(rec) and m.in_full_length_filter(rec)
     s = m.score(rec)  # slot 1 is a1, the evaluated seat
-    assert s["age"] == pytest.approx(2 / 3) and s["limit"] == 1.0 and s["age_filtered"] == pytest.approx(2 / 3)
+    assert s["age"] == pytest.approx(2 / 3) and s["limit"] == 1.0 and s["age_filter_full_length"] == pytest.approx(2 / 3)
     assert s["age_all_seats"] == pytest.approx((2 / 3 + 0.5) / 4)
 
 
@@ -74,13 +74,13 @@ def test_nobody_guesses_gives_confusion_one_and_fails_the_filter():
     rec = record({n: None for n in GROUPS}, GROUPS, 5)
     for row in m.player_scores(rec):
         assert row["fcg"] == 6 and row["confusion"] == 1.0 and not row["guessed"]
-    assert not m.both_words_guessed(rec) and not m.in_paper_filter(rec)
-    assert math.isnan(m.score(rec)["age_filtered"])
+    assert not m.both_words_guessed(rec) and not m.in_full_length_filter(rec)
+    assert math.isnan(m.score(rec)["age_filter_full_length"])
 
 
 def test_short_game_fails_the_filter():
     rec = record({"a1": 1, "a2": None, "b1": 2, "b2": None}, GROUPS, 2, label="limit")
-    assert m.both_words_guessed(rec) and not m.in_paper_filter(rec)
+    assert m.both_words_guessed(rec) and not m.in_full_length_filter(rec)
 
 
 def test_a_game_solved_early_passes_the_filter_it_would_have_passed_unstopped():
@@ -88,9 +88,9 @@ def test_a_game_solved_early_passes_the_filter_it_would_have_passed_unstopped():
     of 5 would have lasted 5 rounds there, so the filter keeps it (the best play is not dropped)."""
     rec = record({n: 1 for n in GROUPS}, GROUPS, 1, label="solved")
     rec.options = {"max_rounds": 5}
-    assert m.in_paper_filter(rec) and m.score(rec)["age_filtered"] == m.score(rec)["age"]
+    assert m.in_full_length_filter(rec) and m.score(rec)["age_filter_full_length"] == m.score(rec)["age"]
     rec.options = {"max_rounds": 2}  # with a 2-round limit no game lasts beyond two rounds
-    assert not m.in_paper_filter(rec)
+    assert not m.in_full_length_filter(rec)
 
 
 def test_chat_error_games_have_no_age_metrics():
@@ -120,7 +120,34 @@ def test_summary_per_model_macro_and_welch():
     assert macro["macro"]["value"] == pytest.approx(sum(topic_means) / 2)
     (test,) = s["welch_age"]
     assert {test["a"], test["b"]} == {"strong", "weak"} and 0.0 <= test["p"] <= 1.0
-    assert s["paper_filter"]["k"] == 2  # games 2 and 3: 5 rounds and both words found
-    assert s["paper_filter"]["n"] == 4
-    assert s["per_model_filtered"]["strong"]["n"] == 4
+    assert s["filter_full_length"]["k"] == 2  # games 2 and 3: 5 rounds and both words found
+    assert s["filter_full_length"]["n"] == 4
+    assert s["per_model_filter_full_length"]["strong"]["n"] == 4
     assert s["evaluated"]["n"] == 3
+
+
+def test_both_filter_readings_side_by_side_hand_worked():
+    """Issue 26 item 7. Three games of max_rounds 5, each with both words guessed:
+    - solved in round 2 (everyone guessed, we stopped): literal 2 > 2 fails; ours counts 5 > 2: kept;
+    - solved in round 3: 3 > 2 under both;
+    - run to the limit, 5 rounds: kept by both.
+    So the literal filter keeps 2 of 3 games, ours 3 of 3, and the AGE over kept games differs."""
+    short = record({"a1": 1, "a2": 2, "b1": 2, "b2": 2}, GROUPS, 2, label="solved")
+    mid = record({"a1": 1, "a2": 3, "b1": 3, "b2": 2}, GROUPS, 3, label="solved")
+    full = record({"a1": 2, "a2": None, "b1": 4, "b2": None}, GROUPS, 5, label="limit")
+    for rec in (short, mid, full):
+        rec.options = {"max_rounds": 5}
+    s = m.score(short)
+    assert (s["filter_literal"], s["filter_full_length"]) == (0.0, 1.0)
+    assert math.isnan(s["age_filter_literal"]) and s["age_filter_full_length"] == s["age"]
+    # a1 in `short`: comprehension 1 (f = 1), confusion log_3 min(2, 2) = 0.631, AGE 2c/(1 + c)
+    c = math.log(2) / math.log(3)
+    assert s["age"] == pytest.approx(2 * c / (1 + c))
+    assert m.score(mid)["filter_literal"] == m.score(mid)["filter_full_length"] == 1.0
+    summary = m.summarize([short, mid, full])
+    assert (summary["filter_literal"]["k"], summary["filter_full_length"]["k"]) == (2, 3)
+    assert summary["per_model_filter_literal"]["model/x"]["n"] == 8 and summary["per_model_filter_full_length"]["model/x"]["n"] == 12
+    assert summary["filter_of_protocol"] == "full_length"
+    for rec in (short, mid, full):
+        rec.options["protocol"] = "paper"
+    assert m.summarize([short, mid, full])["filter_of_protocol"] == "literal"

@@ -165,7 +165,7 @@ def test_scripted_game_with_known_fcgs(data):
     assert rows["replay-A0"]["confusion"] == pytest.approx(math.log(3) / math.log(5))  # min(B) = 3
     assert rows["replay-B0"]["confusion"] == pytest.approx(math.log(2) / math.log(5))  # min(A) = 2
     assert rows["replay-A1"]["fcg"] == 5  # never guessed: l + 1
-    assert metrics.in_paper_filter(rec)
+    assert metrics.in_full_length_filter(rec)
     # guesses are private: the other apple seat never sees "pear" guessed by A0
     a1 = players[next(s for s in game.order if players[s].label == "replay-A1")]
     for ctx in a1.prompts:

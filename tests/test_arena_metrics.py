@@ -65,7 +65,9 @@ def test_spearman_sign_and_hopping_on_a_known_sequence():
     assert m["spearman"] == pytest.approx(-0.4)
     assert m["hopping"] == 8.0  # 1 + 3 + 4
     assert m["hopping_rate"] == pytest.approx(1 / 3)  # only 1 -> 4 moves away from the truth
-    assert m["recall"] == 0.5  # Possibly false and False are on the truth's side
+    # the two readings of the paper's recall, hand-worked: only the last prediction (False) is the
+    # truth's end of the scale; Possibly false and False are both on the truth's side
+    assert m["recall_paper"] == 0.25 and m["truth_side_share"] == 0.5
     assert m["first_correct_side"] == 2.0
     assert m["final_distance"] == 0.0
 
@@ -76,7 +78,8 @@ def test_converging_is_negative_diverging_positive():
     assert converging["spearman"] == pytest.approx(-1.0) and converging["hopping"] == 2.0
     # steady convergence is no hopping (the unnormalised sum still says 2)
     assert converging["hopping_rate"] == 0.0 and diverging["hopping_rate"] == 1.0
-    assert converging["recall"] == pytest.approx(2 / 3) and diverging["recall"] == 0.0
+    assert converging["truth_side_share"] == pytest.approx(2 / 3) and diverging["truth_side_share"] == 0.0
+    assert converging["recall_paper"] == pytest.approx(1 / 3) and diverging["recall_paper"] == 0.0
     assert diverging["spearman"] == pytest.approx(1.0) and math.isnan(diverging["first_correct_side"])
     assert diverging["final_distance"] == 4.0
 
@@ -93,7 +96,8 @@ def test_belief_levels_read_from_the_record():
     r = record("win", events, truth=True)
     assert arena.belief_levels(r) == [(1, 0), (2, 1), (3, 2)]
     values = arena.score(r, ("win", "lose"))
-    assert values["spearman"] == pytest.approx(-1.0) and values["recall"] == pytest.approx(2 / 3) and "top5" not in values
+    assert values["spearman"] == pytest.approx(-1.0) and values["truth_side_share"] == pytest.approx(2 / 3) and "top5" not in values
+    assert values["recall_paper"] == pytest.approx(1 / 3) and "recall" not in values
 
 
 def test_without_retrospective_probe_metrics_are_nan():
@@ -120,3 +124,14 @@ def test_taboo_style_win_labels():
     r = record("survived", [], target="apple")
     values = arena.score(r, ("guessed", "survived", "said_word"), ("guessed", "survived"))
     assert values["win"] == 1.0 and values["survived"] == 1.0 and values["guessed"] == 0.0
+
+
+def test_bluffing_recall_readings_apart_table_3_row():
+    """The paper's Table 3 has a row with recall 0.00 and a mean final rank of 1.53: a model whose
+    predictions sit on the truth's side yet never at its end. Possibly true, Possibly true, True
+    for a true statement reaches the end once; Possibly true throughout never does."""
+    never_end = arena.belief_metrics([(0, 1), (1, 1), (2, 1)], truth=True)
+    assert never_end["recall_paper"] == 0.0 and never_end["truth_side_share"] == 1.0
+    assert never_end["final_distance"] == 1.0  # close to the truth: fits the low final rank
+    once = arena.belief_metrics([(0, 1), (1, 1), (2, 2)], truth=True)
+    assert once["recall_paper"] == pytest.approx(1 / 3) and once["truth_side_share"] == 1.0

@@ -72,9 +72,9 @@ class AgeSpec(GameSpec):
     outcome_labels = OUTCOMES
     outcome_names = {"solved": "the group guessed its word", "limit": "round limit reached, not solved", "CE": "a model call failed (chat error)"}
     mean_keys = ("age", "comprehension", "confusion", "fcg", "guessed", "age_all_seats", "rounds",
-                 "both_guessed", "paper_filter", "age_filtered")
+                 "both_guessed", "filter_literal", "filter_full_length", "age_filter_literal", "age_filter_full_length")
     higher_is_better = {"age": True, "comprehension": True, "confusion": True, "fcg": False, "guessed": True,
-                        "age_filtered": True, "CE": False}
+                        "age_filter_literal": True, "age_filter_full_length": True, "CE": False}
     scripted = POLICIES
 
     def check_options(self, options: dict[str, Any]) -> None:

@@ -10,7 +10,11 @@ For a player p with first correct guess in round f_p (FCG) in a game of l rounds
 
 Games that ended with a chat error (CE) have no well-defined l and are left out of the AGE
 metrics (their rate is reported). The paper's filter keeps games that lasted beyond two rounds
-and in which both words were guessed (some player of each group found the other word).
+and in which both words were guessed (some player of each group found the other word). Two
+readings, both reported on the same records, never one under the other's name:
+- filter_literal (the paper's text; protocol=paper): the rounds actually played are more than 2;
+- filter_full_length (ours; the default): a game stopped early because everyone had guessed
+  counts as lasting max_rounds.
 """
 
 from __future__ import annotations
@@ -78,15 +82,28 @@ def both_words_guessed(record: GameRecord) -> bool:
     return all(any(d["fcg"][s] is not None for s, g in d["groups"].items() if g == group) for group in ("A", "B"))
 
 
-def in_paper_filter(record: GameRecord) -> bool:
-    """The paper's filter: the game lasted beyond two rounds and both words were guessed.
+def in_literal_filter(record: GameRecord) -> bool:
+    """The paper's filter as written: the game lasted more than two rounds (rounds played) and
+    both words were guessed. A game we stopped early because everyone had guessed ("solved") in
+    round 1 or 2 is dropped. protocol=paper uses this one."""
+    return record.label != "CE" and record.outcome["details"]["rounds"] > 2 and both_words_guessed(record)
 
-    Our games stop once every player has guessed ("solved"); the paper's would have gone on to
-    the round limit. So a solved game counts as lasting `max_rounds`: otherwise the filter would
-    drop exactly the games solved fastest, the best play."""
+
+def in_full_length_filter(record: GameRecord) -> bool:
+    """Our reading of the filter: as the literal one, but a game stopped early because everyone
+    had guessed ("solved") counts as lasting `max_rounds`, the length it would have had if play
+    went on; so the games solved fastest, the best play, are not dropped. The default uses it."""
     d = record.outcome["details"]
     lasted = record.options.get("max_rounds", d["rounds"]) if record.label == "solved" else d["rounds"]
     return record.label != "CE" and lasted > 2 and both_words_guessed(record)
+
+
+FILTERS = {"literal": in_literal_filter, "full_length": in_full_length_filter}
+
+
+def protocol_filter(records: list[GameRecord]) -> str:
+    """The filter a run's protocol uses: the literal one under protocol=paper, else ours."""
+    return "literal" if records and all(r.options.get("protocol") == "paper" for r in records) else "full_length"
 
 
 def score(record: GameRecord) -> dict[str, float]:
@@ -100,8 +117,9 @@ def score(record: GameRecord) -> dict[str, float]:
     values["guessed"] = float(mine["guessed"]) if mine else NAN
     values["age_all_seats"] = sum(r["age"] for r in rows) / len(rows) if rows else NAN
     values["both_guessed"] = float(both_words_guessed(record)) if rows else NAN
-    values["paper_filter"] = float(in_paper_filter(record))
-    values["age_filtered"] = values["age"] if values["paper_filter"] else NAN
+    for name, kept in FILTERS.items():  # both readings of the paper's filter, side by side
+        values[f"filter_{name}"] = float(kept(record))
+        values[f"age_filter_{name}"] = values["age"] if values[f"filter_{name}"] else NAN
     return values
 
 
@@ -156,8 +174,7 @@ def per_model(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def summarize(records: list[GameRecord]) -> dict[str, Any]:
     played = [r for r in records if r.label != "CE"]
     rows = [row for r in played for row in player_scores(r)]
-    filtered = [r for r in played if in_paper_filter(r)]
-    filtered_rows = [row for r in filtered for row in player_scores(r)]
+    filtered = {name: [r for r in played if kept(r)] for name, kept in FILTERS.items()}
     by_model_age: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         by_model_age[row["model"]].append(row["age"])
@@ -167,10 +184,11 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
         "rates": outcome_rates([r.label for r in records], OUTCOMES),
         "mean_rounds": mean([r.outcome["details"]["rounds"] for r in played]),
         "both_words_guessed": rate(sum(both_words_guessed(r) for r in played), len(played)),
-        "paper_filter": rate(len(filtered), len(records)),
+        **{f"filter_{name}": rate(len(kept), len(records)) for name, kept in filtered.items()},
+        "filter_of_protocol": protocol_filter(records),
         "evaluated": _means(evaluated) | {"n": len(evaluated), "age_macro_by_topic": _macro(evaluated)} if evaluated else None,
         "per_model": per_model(rows),
-        "per_model_filtered": per_model(filtered_rows),
+        **{f"per_model_filter_{name}": per_model([row for r in kept for row in player_scores(r)]) for name, kept in filtered.items()},
         "welch_age": welch_tests(by_model_age),
         "method": "per-player values; means with Student-t 95% intervals, rates with Wilson; macro = mean of topic means",
     }

@@ -1,4 +1,4 @@
-"""Akinator prompts (ours). Three system prompts for the questioner; one is drawn per game."""
+"""Akinator prompts (ours). Five system prompts (GameArena used five per session) for the questioner; one is drawn per game."""
 
 from pytest_gameeval.engine.views import quote
 
@@ -30,6 +30,12 @@ def questioner_variants(max_questions: int) -> tuple[str, ...]:
         "You are a detective of things. A person has a familiar, everyday item in mind. Interview them "
         "with short yes-or-no questions (they can also say probably, or that they don't know) and "
         "name the item as soon as you are confident. " + rules,
+        "Twenty questions, object edition: your partner has a household or everyday object in mind. "
+        "Narrow it down with questions they can answer yes or no (or probably, or don't know), from "
+        "broad categories to fine details. " + rules,
+        "You are trying to read someone's mind. They are picturing an ordinary object. Each of your "
+        "questions should rule out about half of what is still possible; when one candidate is left, "
+        "guess it. " + rules,
     )
 
 

@@ -19,8 +19,11 @@ Outcome: win rate (Wilson) and rounds (Student t). Retrospective (only for games
   unnormalised; it also grows with steady convergence); hopping_rate = the share of consecutive
   predictions that move away from the truth, #{t: distance_t > distance_(t-1)} / (T - 1), in
   0..1 (0 for steady convergence; undefined with fewer than 2 predictions), our reading of the
-  paper's normalised hopping penalty; recall = the share of predictions on the truth's side
-  (the paper's recall rate for Bluffing; Unknown is never on a side);
+  paper's normalised hopping penalty. Two readings of the paper's recall rate, side by side:
+  recall_paper = the share of predictions exactly at the truth's end of the scale (True for a
+  true statement, False for a false one): the reading that fits the paper's Table 3 (a row with
+  recall 0.00 and a mean final rank of 1.53); truth_side_share (ours) = the share of predictions
+  on the truth's side (Possibly true counts for a true statement; Unknown is never on a side);
   first_correct_side = first round with sign(p_t) = sign(truth); final_distance = distance of
   the last prediction.
 Failed probes are excluded from these and counted as probe_failures (a probe's own format
@@ -43,9 +46,9 @@ NAN = float("nan")
 RETRO, CLASSIFY = "retrospective", "classify"
 RANKED_KEYS = ("rounds", "rounds_win", "recall", "top5", "top10", "first_appear", "final_rank", "probe_failures")
 RANKED_DIRECTIONS = {"recall": True, "top5": True, "top10": True, "first_appear": False, "final_rank": False, "probe_failures": False}
-BELIEF_METRICS = ("recall", "spearman", "hopping", "hopping_rate", "first_correct_side", "final_distance")
+BELIEF_METRICS = ("recall_paper", "truth_side_share", "spearman", "hopping", "hopping_rate", "first_correct_side", "final_distance")
 BELIEF_KEYS = ("rounds", "rounds_win", *BELIEF_METRICS, "probe_failures")
-BELIEF_DIRECTIONS = {"recall": True, "spearman": False, "hopping": False, "hopping_rate": False, "first_correct_side": False,
+BELIEF_DIRECTIONS = {"recall_paper": True, "truth_side_share": True, "spearman": False, "hopping": False, "hopping_rate": False, "first_correct_side": False,
                      "final_distance": False, "probe_failures": False}
 LEVELS = {"True": 2, "Possibly true": 1, "Unknown": 0, "Possibly false": -1, "False": -2}
 
@@ -126,7 +129,8 @@ def belief_metrics(sequence: list[tuple[int, int]], truth: bool) -> dict[str, fl
     distances = [abs(p - target) for p in levels]
     first = next((r for r, p in sequence if p * target > 0), None)
     return {
-        "recall": sum(1 for p in levels if p * target > 0) / len(levels),
+        "recall_paper": sum(1 for p in levels if p == target) / len(levels),
+        "truth_side_share": sum(1 for p in levels if p * target > 0) / len(levels),
         "spearman": spearman_consistency(rounds, distances),
         "hopping": hopping(levels),
         "hopping_rate": hopping_rate(distances),

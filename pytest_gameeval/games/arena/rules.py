@@ -125,7 +125,7 @@ class ArenaGame(Game):
     """
 
     evaluated_seat = ""
-    variant_count = 3
+    variant_count = 5  # GameArena drew from five system prompts per session
 
     def __init__(self, seats: list[Seat], rng: random.Random, options: dict[str, Any]):
         super().__init__(seats, rng, options)

@@ -9,6 +9,7 @@ ANSWERER = "Answerer"
 COT = ReplyFormat("askguess_cot", (Field("thought", "<your private reasoning>", 150), Field("speak", "<what you say>", 120)))
 QUESTION = text_reply("question", "<your question or guess>", 100)
 ANSWER = text_reply("answer", "<your answer, or gameover>", 80)
+HARD_ANSWER = text_reply("answer", "<yes, no or gameover>", 10, enum=("yes", "no", "gameover"))  # protocol=paper, hard mode
 DESCRIPTION = text_reply("description", "<your description>", 150)
 COT_FORMAT = COT.format_line() + " Only the speak field is heard by the other player."
 
@@ -27,11 +28,21 @@ def questioner_system(mode: str, max_rounds: int, cot: bool) -> str:
     return text + (" " + COT_FORMAT if cot else "")
 
 
-def answerer_system(word: str, mode: str, cot: bool) -> str:
+# how the answerer may answer under protocol=paper, as GameEval's answerer prompts split the modes
+# (ask-guess/utils/prompt.py): hard mode only yes / no / gameover, easy mode answers and hints
+PAPER_ANSWERING = {
+    "hard": 'Reply to each question with one word only: "yes", "no", or "gameover" - nothing else.',
+    "easy": "Answer each question truthfully; you may also give hints that lead the Questioner towards the word.",
+}
+HARD_ANSWERS = ("yes", "no", "gameover")
+
+
+def answerer_system(word: str, mode: str, cot: bool, paper: bool = False) -> str:
+    answering = PAPER_ANSWERING[mode] if paper else "Answer every question truthfully and briefly."
     text = (
         "You are playing Ask-Guess, a cooperative word game, as the Answerer. "
         f'The secret word is "{word}". The Questioner does not know it and asks you questions to find it. '
-        "Answer every question truthfully and briefly. "
+        f"{answering} "
         f'Never say the word "{word}" itself (nor its plural) in any reply. '
         f"When the Questioner has guessed the word (also \"a kind of {word}\"), reply with only the word: gameover"
     )

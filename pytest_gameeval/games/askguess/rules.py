@@ -8,6 +8,13 @@ Our default credits ST if any question so far named the word (an answerer that m
 guess and calls gameover later is not blamed on the questioner), and checks AME first, on the
 word and its aliases. GameEval's code (protocol=paper) credits ST only if the question just
 answered named the word, and reads gameover before AME, which it checks on the word alone.
+
+Whether a question names the word: by default the host's WordMatcher (whole words, plural-aware,
+the word's aliases count: "sofa" guesses couch, "pineapple" does not guess apple); under
+protocol=paper GameEval's test, the label as a substring of the lower-cased question (no
+aliases: "sofa" is no guess of couch, "pineapple" guesses apple). Under protocol=paper a hard-mode
+answer must be yes, no or gameover alone (GameEval's hard-mode answerer prompt); anything else is
+a rule violation, re-prompted.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import random
 import re
 from typing import Any
 
+from pytest_gameeval.engine.errors import RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher
 from pytest_gameeval.engine.parsing import plain_text
@@ -59,19 +67,35 @@ class AskGuessGame(Game):
     def system_prompt(self, seat: str) -> str:
         if seat == QUESTIONER:
             return prompts.questioner_system(self.mode, self.max_rounds, self.cot)
-        return prompts.answerer_system(self.word, self.mode, self.cot)
+        return prompts.answerer_system(self.word, self.mode, self.cot, self.paper)
 
     def _read(self, text: str) -> str:
         return plain_text(prompts.COT.read(text)["speak"] if self.cot else text)  # same checks in both styles
 
+    def _read_hard_answer(self, text: str) -> str:
+        """protocol=paper, hard mode: the answer is yes, no or gameover and nothing else."""
+        answer = self._read(text)
+        word = re.sub(r"[^a-z]", "", answer.lower())
+        if word not in prompts.HARD_ANSWERS:  # "Yes.", "game over!" are fine; "Yes, it is a fruit." is not
+            raise RuleViolation('in hard mode the Answerer may reply only "yes", "no" or "gameover"')
+        return answer
+
     def _turn(self, seat: str, action: str, instruction: str | None, reply: ReplyFormat) -> Turn:
-        return Turn(seat, action, instruction, self._read, reply=prompts.COT if self.cot else reply)
+        parse = self._read_hard_answer if self.paper and self.mode == "hard" and action == "answer" else self._read
+        return Turn(seat, action, instruction, parse, reply=prompts.COT if self.cot else reply)
+
+    def names_word(self, question: str) -> bool:
+        """Does a question guess the word? GameEval's substring test under protocol=paper, else ours."""
+        if self.paper:
+            return self.word.lower() in question.lower()
+        return self.matcher.mentioned_in(question)
 
     def pending(self) -> list[Turn]:
         if self.round == 0:
             return [self._turn(ANSWERER, "describe", prompts.DESCRIBE, prompts.DESCRIPTION)]
         if self._awaiting_answer:
-            return [self._turn(ANSWERER, "answer", None, prompts.ANSWER)]
+            hard_paper = self.paper and self.mode == "hard"
+            return [self._turn(ANSWERER, "answer", None, prompts.HARD_ANSWER if hard_paper else prompts.ANSWER)]
         return [self._turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_rounds), prompts.QUESTION)]
 
 
@@ -84,7 +108,7 @@ class AskGuessGame(Game):
 
     def _question(self, question: str) -> None:
         self.say(QUESTIONER, question)
-        correct = self.matcher.mentioned_in(question)
+        correct = self.names_word(question)
         self.judge(f"question {'guesses' if correct else 'does not guess'} the word", correct=correct)
         if correct and self.guessed_in is None:
             self.guessed_in = self.round

@@ -1,4 +1,4 @@
-"""Bluffing prompts (ours). Three system prompts for the interrogator; one is drawn per game."""
+"""Bluffing prompts (ours). Five system prompts (GameArena used five per session) for the interrogator; one is drawn per game."""
 
 from pytest_gameeval.engine.replies import text_reply
 
@@ -28,6 +28,11 @@ def interrogator_variants(max_questions: int) -> tuple[str, ...]:
         "and decide. " + rules,
         "Think of yourself as a lie detector. Someone claims something about their own life; they "
         "might be honest, they might be lying. Probe the details that a liar would get wrong. " + rules,
+        "You are a fact-checker talking to the source of a personal story. The claim could be genuine "
+        "or invented, and the source will stand by it either way. Ask for specifics you could check "
+        "and judge how well they hold together. " + rules,
+        "Play a game of truth or bluff. A person tells you something about themselves and sticks to "
+        "it no matter what. Your questions should make an invented story hard to keep consistent. " + rules,
     )
 
 

@@ -8,6 +8,9 @@ verdict early, at any question turn. After the last question it must give the ve
 or unreadable verdict (after re-prompts) loses: "no_verdict". A question turn with no legal reply
 uses up the question. A user with no legal answer leaves the question unanswered.
 Outcomes: "win" (verdict equals the label), "lose", "no_verdict", "CE" (a model call failed).
+
+With retrospective probes, protocol=paper also probes once after the statement, before the first
+question (round 0), as GameArena does; the default probes after each question round only.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ class BluffingGame(ArenaGame):
         self._verdict_due = False
         self.host(f'The user states: "{self.statement}" The interrogator may ask up to {self.max_questions} questions.')
         self.round = 1
+        if options.get("protocol") == "paper" and self.retrospective:  # GameArena probes after the statement too
+            self.round = 0
+            self._probe_due = True
 
     def system_prompt(self, seat: str) -> str:
         if seat == INTERROGATOR:
@@ -125,6 +131,9 @@ class BluffingGame(ArenaGame):
             self.round_done()
 
     def after_round(self) -> None:
+        if self.round == 0:  # protocol=paper's opening probe, before the first question
+            self.round = 1
+            return
         if self.round >= self.max_questions:
             self._verdict_due = True
         self.round += 1

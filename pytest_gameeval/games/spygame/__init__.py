@@ -15,7 +15,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.spyfall import pair_rows, select_pairs
 from pytest_gameeval.games.spygame.rules import SpyGameGame, new_game
 from pytest_gameeval.games.spygame.scripted import POLICIES
-from pytest_gameeval.games.voting import DRAW_LOTS, NAMING_METHODS, NOBODY_OUT, OUTCOMES, SPY, TIE_RULES, VILLAGER, VOTING_MODES, vote_facts
+from pytest_gameeval.games.voting import DRAW_LOTS, NAMING_METHODS, NOBODY_OUT, OUTCOMES, PUBLIC, SPY, TIE_RULES, VILLAGER, VOTING_MODES, vote_facts
 from pytest_gameeval.games.spygame import metrics
 
 HOST_ROLE = "host"
@@ -57,8 +57,9 @@ class SpyGameSpec(GameSpec):
     # the default (guest=spy); seat_model_roles puts the evaluated model on the guest seat
     model_roles = {SPY: EVALUATED, VILLAGER: HOST_ROLE}
     # the paper states no tie rule; its Round above 2 with 4 players needs rounds without an
-    # elimination, so a tie (after the revote) eliminates nobody (docs/fidelity.md)
-    paper_protocol = {"tie": NOBODY_OUT}
+    # elimination, so a tie (after the revote) eliminates nobody; its Algorithm 1 has each vote
+    # heard before the next player votes; it sets no word limit on descriptions (docs/fidelity.md)
+    paper_protocol = {"tie": NOBODY_OUT, "voting": PUBLIC, "max_words": 0}
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("guest_win", "guest_rounds", "guest_round_paper", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS)

@@ -9,9 +9,13 @@ from pytest_gameeval.engine.replies import Field, ReplyFormat, object_schema
 from pytest_gameeval.games.voting import vote_format
 
 
-def system(name: str, names: list[str], word: str, end_players: int, max_words: int) -> str:
+def system(name: str, names: list[str], word: str, end_players: int, max_words: int,
+           tie_nobody: bool = False, public_votes: bool = False) -> str:
     others = [n for n in names if n != name]
     limit = f"in at most {max_words} words, " if max_words else ""
+    tie = ("a tie goes to a revote among the tied players; if it is still a tie, nobody is out this round" if tie_nobody
+           else "a tie goes to a revote among the tied players, then to a draw of lots")
+    votes = "player, one after another and each vote announced at once, votes" if public_votes else "player votes"
     return (
         f"You are {name}, playing Who is the Spy with {len(others)} other players: {', '.join(others)}. "
         "Every player has a secret keyword. All players but one share the same keyword; the spy's keyword is "
@@ -20,8 +24,8 @@ def system(name: str, names: list[str], word: str, end_players: int, max_words: 
         f"Each round, in turn, every player still in the game describes their keyword {limit}without saying it, "
         "without straying from it and without repeating what another player said. A spy should stay vague so "
         "as not to stand out; a villager should give a hint that the other villagers will recognise. Then every "
-        "player votes for the player they think is the spy. The player with the most votes is out; a tie goes "
-        "to a revote among the tied players, then to a draw of lots. The villagers win as soon as the spy is "
+        f"{votes} for the player they think is the spy. The player with the most votes is out; {tie}. "
+        "The villagers win as soon as the spy is "
         f"voted out; the spy wins if it is still in the game when only {end_players} players remain."
     )
 

@@ -21,7 +21,7 @@ from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.spygame import prompts
 from pytest_gameeval.games.voting import (
-    SPY, VILLAGER, SpyWordGame, VoteStage, ballot_parser, match_name, no_own_word,
+    NOBODY_OUT, SPY, VILLAGER, SpyWordGame, VoteStage, ballot_parser, match_name, no_own_word,
 )
 
 
@@ -62,7 +62,8 @@ class SpyGameGame(SpyWordGame):
         return bool(self.options["probe"])
 
     def system_prompt(self, seat: str) -> str:
-        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players, self.options["max_words"])
+        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players, self.options["max_words"],
+                              self.options["tie"] == NOBODY_OUT, not self.secret)
 
     def describe_turn(self, seat: str) -> Turn:
         word = self.seats[seat].private["word"]

@@ -1,4 +1,4 @@
-"""Taboo prompts (ours). Three system prompts for the guesser; one is drawn per game."""
+"""Taboo prompts (ours). Five system prompts (GameArena used five per session) for the guesser; one is drawn per game."""
 
 from pytest_gameeval.engine.replies import text_reply
 
@@ -27,6 +27,12 @@ def guesser_variants(max_rounds: int) -> tuple[str, ...]:
         "You are a careful conversationalist. Someone is trying to make you utter one particular "
         "word that they have in mind. Figure out which word it is from their messages and never "
         "use it. " + rules,
+        "Word-dodging game: the other player wants one specific word out of your mouth. Chat with "
+        "them as you normally would, but keep guessing privately what that word is and steer around "
+        "it. " + rules,
+        "You are talking with someone who is setting verbal traps. Every message is built to make "
+        "you say a certain word. Answer helpfully and briefly, notice where their messages point, "
+        "and do not fall into the trap. " + rules,
     )
 
 
@@ -38,6 +44,13 @@ def user_system(word: str, related: list[str], max_rounds: int) -> str:
         f"{', '.join(related)}. Each message must be at most {MAX_CLUE} characters and must never "
         f'contain "{word}" itself.'
     )
+
+
+# protocol=paper: GameArena tells the guesser it has said the word and asks for a guess (App. A.1.2, E.3)
+SAID_WORD_NOTICE = (
+    "You have just said the secret word. Now guess which word it is: reply "
+    f'"{GUESS_FORM}" with your word in place of X. This guess ends the game.'
+)
 
 
 def clue_instruction(round_: int, max_rounds: int) -> str:

@@ -12,6 +12,11 @@ may guess with "My guess of the word is: X". Decisions (GameArena's rule, its Ap
 - surviving every round without saying the word wins: "survived".
 A guesser with no legal reply after re-prompts loses ("forfeit"); a user with no legal message
 loses the round's message (the round still counts). A failed model call ends the game: "CE".
+
+protocol=paper (GameArena App. A.1.2, E.3): when a reply says the word outside a guess clause,
+the host tells the guesser that it has said the word (not which) and asks for its guess at once;
+that guess decides the game ("guessed" or "wrong_guess"; no readable guess after re-prompts:
+"said_word"). The default tells the guesser nothing and plays on.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import random
 import re
 from typing import Any
 
-from pytest_gameeval.engine.errors import RuleViolation
+from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, plural_forms, squash
 from pytest_gameeval.engine.parsing import plain_text
@@ -62,6 +67,8 @@ class TabooGame(ArenaGame):
         self.max_rounds = options["max_rounds"]
         self._clue_given = False
         self.said_in: int | None = None  # first round whose reply said the word outside a guess
+        self.paper = options.get("protocol") == "paper"
+        self._guess_due = False  # protocol=paper: told it said the word, the guesser must guess now
         self.host(f"Taboo begins: {self.max_rounds} rounds.")
         self.round = 1
 
@@ -78,7 +85,15 @@ class TabooGame(ArenaGame):
             raise RuleViolation("your message contains the secret word")
         return clue
 
+    def read_told_guess(self, text: str) -> str:
+        reply = plain_text(text, max_chars=1000)
+        if split_guess(reply)[0] is None:
+            raise ParseError(f'give your guess as "{prompts.GUESS_FORM}" with the word in place of X')
+        return reply
+
     def pending_move(self) -> list[Turn]:
+        if self._guess_due:
+            return [Turn(GUESSER, "guess", prompts.SAID_WORD_NOTICE, self.read_told_guess, reply=prompts.REPLY)]
         if not self._clue_given:
             return [Turn(USER, "clue", prompts.clue_instruction(self.round, self.max_rounds), self.read_clue, reply=prompts.CLUE)]
         return [Turn(GUESSER, "reply", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.REPLY)]
@@ -90,6 +105,7 @@ class TabooGame(ArenaGame):
             return
         self.say(GUESSER, spoken)
         self._clue_given = False
+        self._guess_due = False
         guess, rest = split_guess(spoken)
         said = self.matcher.mentioned_in(rest)
         what = f"the guesser guessed \"{guess}\"" if guess is not None else "no guess this round"
@@ -100,7 +116,10 @@ class TabooGame(ArenaGame):
         if guess is not None:
             right = guess_is_right(guess, self.word)
             self.host(f"{'Right' if right else 'Wrong'}: the word was {self.word}.")
-            self.finish("guessed" if right else "wrong_guess", winner=GUESSER if right else USER, rounds=self.round, guess=guess)
+            self.finish("guessed" if right else "wrong_guess", winner=GUESSER if right else USER, rounds=self.round, guess=guess,
+                        told_said_word=turn.action == "guess")
+        elif said and self.paper:
+            self._guess_due = True  # the host's notice is the next turn's instruction
         else:
             self.round_done()
 
@@ -110,6 +129,9 @@ class TabooGame(ArenaGame):
         elif turn.action == "clue":
             self.host("The user gave no valid message this round.")
             self._clue_given = True  # the guesser still replies in the empty round
+        elif turn.action == "guess":
+            self.host(f"No guess: the word was {self.word}.")
+            self.finish("said_word", winner=USER, rounds=self.round, told_said_word=True)
         else:
             self.finish("forfeit", winner=USER, rounds=self.round)
 

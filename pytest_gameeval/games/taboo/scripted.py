@@ -65,6 +65,8 @@ def strong_guesser(ctx: TurnContext, rng: random.Random) -> str:
         return _listing([w for _, w in scored[: max(SCRIPTED_LIST, 8)]])
     best = scored[0][0]
     top = [w for s, w in scored if s == best]
+    if ctx.turn.action == "guess":  # protocol=paper: told it said the word, it must guess now
+        return guess_text(top[0])
     if best > 0 and len(top) == 1:
         return guess_text(top[0])
     return NEUTRAL
@@ -74,6 +76,8 @@ def random_guesser(ctx: TurnContext, rng: random.Random) -> str:
     pool = [row["word"] for row in words(ctx)]
     if ctx.turn.action == RETRO:
         return _listing(rng.sample(pool, min(len(pool), SCRIPTED_LIST + 1)))
+    if ctx.turn.action == "guess":  # protocol=paper: told it said the word, it must guess now
+        return guess_text(rng.choice(pool))
     return guess_text(rng.choice(pool)) if rng.random() < 0.2 else NEUTRAL
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from pytest_gameeval.engine.events import FAILURE, REPLY
+from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS, HIDDEN_ROLES
+from pytest_gameeval.games.tofukingdom.rules import VOID
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 
 ANSWER_ACTIONS = ("answer", "extra_answer")
@@ -31,15 +32,27 @@ def rule_violations(record: GameRecord) -> list[dict[str, Any]]:
     ]
 
 
+def decided(records: list[GameRecord]) -> list[GameRecord]:
+    """The games a camp won: protocol=paper's void games (GameEval drops them) left out."""
+    return [r for r in records if r.label != VOID]
+
+
+def obligation_breaches(record: GameRecord) -> int:
+    """Accepted answers that broke the role's obligation (protocol=paper accepts them; ours re-prompts)."""
+    return sum(1 for e in record.events if e.kind == ACTION and e.data.get("obligation_kept") is False
+               and "void_attempt" not in e.data)
+
+
 def score(record: GameRecord) -> dict[str, float]:
     details = record.outcome["details"]
     evaluated = details["evaluated"]
     violations = rule_violations(record)
-    values = {camp: float(record.label == camp) for camp in CAMPS}
+    values = {camp: float(record.label == camp) for camp in (*CAMPS, VOID)}
     values["win"] = float(record.outcome["winner"] == evaluated)
     values["evaluated_rule_violations"] = float(sum(1 for v in violations if CAMP_OF[v["role"]] == evaluated))
     values["answer_rule_violations"] = float(sum(1 for v in violations if v["action"] in ANSWER_ACTIONS))
     values["forfeited_answers"] = float(details["forfeits"]["answer"] + details["forfeits"]["extra_answer"])
+    values["obligation_breaches"] = float(obligation_breaches(record))
     return values
 
 
@@ -50,7 +63,7 @@ def points(records: list[GameRecord]) -> dict[str, dict[str, Any]]:
     """
     won: dict[str, int] = defaultdict(int)
     played: dict[str, int] = defaultdict(int)
-    for r in records:
+    for r in decided(records):
         models = camp_models(r)
         for model in set(models.values()):
             played[model] += 1
@@ -85,9 +98,13 @@ def violations_by_role(records: list[GameRecord]) -> dict[str, dict[str, Any]]:
 
 
 def summarize(records: list[GameRecord]) -> dict[str, Any]:
+    played, records = records, decided(records)
     wins = [r.outcome["winner"] == r.outcome["details"]["evaluated"] for r in records]
     return {
         "games": len(records),
+        "void_games": len(played) - len(records),
+        "void_attempts": sum(len(r.outcome["details"].get("voided", [])) for r in played),
+        "obligation_breaches_per_game": mean([float(obligation_breaches(r)) for r in records]),
         "winning_camp": outcome_rates([r.label for r in records], CAMPS),
         "evaluated_win": rate(sum(wins), len(wins)),
         "points": points(records),

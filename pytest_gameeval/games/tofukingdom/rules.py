@@ -9,6 +9,16 @@ player he believes is the Princess.
 After the retries the host substitutes nothing: a forfeited question or answer is announced
 as missing and play moves on; a forfeited final choice names nobody, which is "anyone
 else" in the rules, so the Spy camp wins (recorded as `pick_forfeit`).
+
+protocol=paper plays GameEval's loop (game_tofukingdom.py): the extra question is answered by the
+last player asked, whoever the Prince addressed; an answer that breaks the role's obligation is
+accepted (recorded, `obligation_kept: false`), not re-prompted; and a turn with no valid reply
+after the retries (or a failed call) voids the attempt, as GameEval drops a game with an error and
+plays on until it has its 20 games: the host announces the void, the attempt's events leave every
+seat's view (they stay in the record, marked `void_attempt`), and the game starts again with a new
+asking order drawn from the game's random source (GameEval re-deals; the asking order is what a
+deal changes for the Prince, and the seats keep their camps' models). After `MAX_ATTEMPTS` void
+attempts the game ends "void" (no camp wins; left out of the win rates).
 """
 
 from __future__ import annotations
@@ -17,16 +27,19 @@ import random
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
+from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.games.tofukingdom import prompts
 from pytest_gameeval.games.tofukingdom.roles import (
-    CAMP_OF, HIDDEN_ROLES, LIE, OBLIGATION, PRINCE, QUESTIONS, TRUTH, question_text, title, true_answer,
+    CAMP_OF, FREE, HIDDEN_ROLES, OBLIGATION, PRINCE, QUESTIONS, TRUTH, question_text, title, true_answer,
     winning_camp,
 )
 
 PRINCE_SEAT = "Prince"
-OUTCOMES = ("prince", "queen", "spy")  # the winning camp
+OUTCOMES = ("prince", "queen", "spy", "void")  # the winning camp; "void" only under protocol=paper
+VOID = "void"
+MAX_ATTEMPTS = 5  # protocol=paper: void attempts before the game ends void
 
 
 def player_names(n: int = len(HIDDEN_ROLES)) -> list[str]:
@@ -75,6 +88,8 @@ class TofuKingdomGame(Game):
         self.current: dict[str, Any] = {}
         self.extra_addressee: str | None = None
         self.forfeits = {"ask": 0, "answer": 0, "extra": 0, "extra_answer": 0, "choose": 0}
+        self.paper = options.get("protocol") == "paper"
+        self.voided: list[str] = []  # protocol=paper: why each void attempt was void
         self.round = 1
         self.host(f"TofuKingdom begins. The Prince questions {', '.join(names)}, one question each.")
 
@@ -94,7 +109,7 @@ class TofuKingdomGame(Game):
         if self.phase in ("answer", "extra_answer"):
             c = self.current
             values = tuple(self.names) if c["kind"] == "princess" else tuple(title(r) for r in HIDDEN_ROLES)
-            return [Turn(c["addressee"], self.phase, prompts.answer_instruction(c["text"]), self._parse_answer, data=dict(c),
+            return [Turn(c["answerer"], self.phase, prompts.answer_instruction(c["text"]), self._parse_answer, data=dict(c),
                          reply=prompts.answer(values))]
         if self.phase == "extra":
             return [Turn(PRINCE_SEAT, "extra", prompts.EXTRA_INSTRUCTION, self._parse_extra, reply=prompts.extra(self.names))]
@@ -115,14 +130,17 @@ class TofuKingdomGame(Game):
                 raise RuleViolation(f"the target must be one of {', '.join(self.names)}")
             if target == addressee:
                 raise RuleViolation(f'to ask {addressee} about themself, use the "identity" question')
-        return {"addressee": addressee, "kind": kind, "target": target, "text": question_text(kind, target)}
+        return {"addressee": addressee, "answerer": addressee, "kind": kind, "target": target, "text": question_text(kind, target)}
 
     def _parse_extra(self, text: str) -> dict[str, Any]:
         obj = prompts.extra(self.names).read(text)
         addressee = read_name(obj["player"], self.names)
         if addressee is None:
             raise RuleViolation(f"the extra question must address one of {', '.join(self.names)}")
-        return self._parse_question(text, addressee, obj)
+        question = self._parse_question(text, addressee, obj)
+        if self.paper:  # GameEval's loop lets the last player asked answer it, whoever was addressed
+            question["answerer"] = self.queue[-1]
+        return question
 
     def _parse_answer(self, text: str) -> dict[str, Any]:
         c = self.current
@@ -135,14 +153,14 @@ class TofuKingdomGame(Game):
             value = read_role(raw)
             if value is None:
                 raise ParseError(f"answer with one identity: {', '.join(title(r) for r in HIDDEN_ROLES)}")
-        truth = true_answer(c["kind"], c["addressee"], c["target"], self.identities)
-        role = self.identities[c["addressee"]]
+        truth = true_answer(c["kind"], c["answerer"], c["target"], self.identities)
+        role = self.identities[c["answerer"]]
         duty = OBLIGATION[role]
-        if duty == TRUTH and value != truth:
-            raise RuleViolation(f"as the {title(role)} you must tell the truth")
-        if duty == LIE and value == truth:
-            raise RuleViolation(f"as the {title(role)} you must lie; that answer is true")
-        return {"value": value, "truthful": value == truth}
+        kept = None if duty == FREE else (value == truth) == (duty == TRUTH)
+        if kept is False and not self.paper:  # GameEval does not check obligations (protocol=paper)
+            raise RuleViolation(f"as the {title(role)} you must tell the truth" if duty == TRUTH
+                                else f"as the {title(role)} you must lie; that answer is true")
+        return {"value": value, "truthful": value == truth, "obligation_kept": kept}
 
     def _parse_choice(self, text: str) -> str:
         obj = prompts.choose(self.names).read(text)
@@ -165,7 +183,8 @@ class TofuKingdomGame(Game):
             spoken = self._sentence(c["kind"], c["target"], value)
             self.say(turn.seat, spoken, question=c["kind"], target=c["target"], answer=value)
             self.act(turn.seat, f"{'true' if action['truthful'] else 'false'} answer", question=c["kind"],
-                     target=c["target"], answer=value, truthful=action["truthful"], extra=turn.action == "extra_answer")
+                     target=c["target"], answer=value, truthful=action["truthful"], extra=turn.action == "extra_answer",
+                     addressee=c["addressee"], obligation_kept=action["obligation_kept"])
             self._advance(turn.action)
         else:
             self._end(action)
@@ -190,7 +209,9 @@ class TofuKingdomGame(Game):
 
     def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
         self.forfeits[turn.action] += 1
-        if turn.action == "ask":
+        if self.paper:
+            self._void(f"{turn.seat} gave no valid {turn.action.replace('_', ' ')} ({kind})")
+        elif turn.action == "ask":
             self.host(f"The Prince asked {self.queue[self.index]} no valid question.")
             self.index += 1
             self.phase = "ask" if self.index < len(self.queue) else "extra"
@@ -207,15 +228,32 @@ class TofuKingdomGame(Game):
             self.host("The Prince named nobody.")
             self._end(None, forfeit=kind)
 
-    def _end(self, chosen: str | None, forfeit: str | None = None) -> None:
+    def _void(self, reason: str) -> None:
+        """protocol=paper: this attempt is void; hide it from every seat and start again (or end void)."""
+        self.voided.append(reason)
+        attempt = len(self.voided)
+        for event in self.events:
+            if "void_attempt" not in event.data:
+                event.data["void_attempt"] = attempt
+                event.to = REFEREE_ONLY
+        if attempt >= MAX_ATTEMPTS:
+            self.host(f"The game is void: {reason}. {attempt} attempts were void; no camp wins.")
+            self._end(None, void=True)
+            return
+        self.rng.shuffle(self.queue)
+        self.index, self.phase, self.current, self.extra_addressee, self.round = 0, "ask", {}, None, 1
+        self.host(f"The game is void: {reason}. It starts again. The Prince questions {', '.join(self.queue)}, one question each.")
+
+    def _end(self, chosen: str | None, forfeit: str | None = None, void: bool = False) -> None:
         chosen_role = self.identities[chosen] if chosen else None
-        camp = winning_camp(chosen_role)
+        camp = None if void else winning_camp(chosen_role)
         if chosen:
             self.say(PRINCE_SEAT, f"I believe {chosen} is the Princess.", chosen=chosen)
             self.host(f"{chosen} is the {title(chosen_role)}. The {title(camp)}'s camp wins.")
         self.finish(
-            camp, camp,
+            camp or VOID, camp,
             chosen=chosen, chosen_role=chosen_role, pick_forfeit=forfeit,
             identities=dict(self.identities), evaluated=self.options.get("evaluated", "prince"),
-            extra_addressee=self.extra_addressee, forfeits=dict(self.forfeits),
+            extra_addressee=self.extra_addressee, extra_answerer=self.current.get("answerer") if self.extra_addressee else None,
+            forfeits=dict(self.forfeits), voided=list(self.voided), asking_order=list(self.queue),
         )
