@@ -16,7 +16,6 @@ The issue's own case (Bluffing's verdict, both prompt styles) is checked word fo
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -25,11 +24,11 @@ from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY
 from pytest_gameeval.engine.game import FORMAT_ERROR, RULE_VIOLATION
-from pytest_gameeval.engine.play import play_case, scripted_binder
 from pytest_gameeval.games.bluffing import prompts as bluffing_prompts
 from pytest_gameeval.games.bluffing.rules import require_verdict
-from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.players.base import Reply, TurnContext
+from test_hostile_replies import _moves, _play as play_scripted
 
 STYLES = ("chat", "flat")
 # options that make every kind of instructed turn happen in a short game
@@ -87,17 +86,7 @@ class Structured:
 
 
 def _play(game: str, style: str, wrap=None, protocol: str = "default"):
-    spec = get_spec(game)
-    opts = spec.parse_options({"seed": 0, "style": style, "protocol": protocol, **OPTIONS.get(game, {})})
-    row = spec.select_rows(opts)[0]
-    strength = "random" if "random" in spec.scripted else next(iter(spec.scripted))
-    inner = scripted_binder(spec, {"*": strength}, 0)
-    bind = (lambda seat, role: wrap(inner(seat, role))) if wrap else inner
-    return asyncio.run(play_case(spec, row, 0, opts, bind))
-
-
-def _moves(record):
-    return [(e.speaker, e.round, json.dumps(e.data, sort_keys=True, default=str)) for e in record.events if e.kind == ACTION]
+    return play_scripted(game, {"style": style, "protocol": protocol, **OPTIONS.get(game, {})}, wrap)
 
 
 def _check_every_echo_failed(record, log):

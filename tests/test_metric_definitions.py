@@ -107,7 +107,7 @@ def test_spygpt_means_by_hand():
 
 # -- item 2: every metric of every summary carries an interval ---------------------------------------
 COUNT_KEYS = {"games", "n", "pairs", "points", "answers", "violations", "games_probed", "tom_unanswered",
-              "self_judged_games", "spy", "villager", "k", "clusters"}
+              "self_judged_games", "spy", "villager", "k", "clusters", "void_games", "void_attempts"}
 
 
 def metric_leaves(x, path=""):
