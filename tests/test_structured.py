@@ -193,3 +193,9 @@ def test_the_gate_knows_a_run_s_decoding_before_playing():
     assert expected_decoding(spec, auto, Settings(model="gameeval/local")) == "on"
     assert expected_decoding(spec, auto, Settings(model="gameeval/local", roles={"answerer": "openai/gpt-4o"})) == "mixed"
     assert expected_decoding(spec, spec.parse_options({"structured": "off"}), Settings(model="gameeval/local")) == "off"
+
+
+@pytest.mark.parametrize("given,expected", [(True, "on"), (False, "off"), ("off", "off")])
+def test_structured_on_off_survive_inspects_yaml_booleans(given, expected):
+    """`inspect eval ... -T structured=off` hands the task False (YAML); it means off, not an error."""
+    assert get_spec("askguess").parse_options({"structured": given})["structured"] == expected

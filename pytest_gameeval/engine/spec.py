@@ -56,6 +56,8 @@ def _coerce(name: str, value: Any, opt: Option) -> Any:
             if isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
             value = list(value)
+        elif kind is str and isinstance(value, bool) and opt.choices and {"on", "off"} <= set(opt.choices):
+            value = "on" if value else "off"  # inspect's -T reads on/off as YAML booleans
         elif kind in (int, float, str):
             value = kind(value)
     except (TypeError, ValueError):
