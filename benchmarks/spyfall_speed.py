@@ -1,0 +1,153 @@
+"""One full default SpyFall game on the embedded model, timed call by call: prints one JSON object.
+
+    python benchmarks/spyfall_speed.py                      # SmolLM2 (gameeval/local), first case
+    python benchmarks/spyfall_speed.py --model gameeval/local/gemma-3-270m --games 2
+
+Issue 25's target: a full default game (six players, structured decoding, every seat the model)
+in at most 2 minutes on an idle 2-core machine. Where the time goes is reported per call kind
+(describe turns are sequential, each seat hears the ones before; secret ballots run together):
+wall seconds, prompt tokens the server had to read (``prefill``), prompt tokens it found in the
+seat's slot cache (``cached``), and reply tokens. The load average before and after is recorded
+beside every timing, since other processes on the machine slow everything down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as _dt
+import json
+import os
+import platform
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pytest_gameeval.engine.play import play_case  # noqa: E402
+from pytest_gameeval.games.registry import get_spec  # noqa: E402
+from pytest_gameeval.players.base import current_turn  # noqa: E402
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+class TimedModel:
+    """Forwards to an inspect Model, noting each call's seat, kind, wall time and token counts."""
+
+    def __init__(self, model: Any, calls: list[dict[str, Any]]) -> None:
+        self._model, self._calls = model, calls
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def __str__(self) -> str:
+        return str(self._model)
+
+    async def generate(self, input: Any, **kwargs: Any) -> Any:
+        ctx = current_turn.get(None)
+        start = time.perf_counter()
+        output = await self._model.generate(input, **kwargs)
+        usage = output.usage
+        self._calls.append({
+            "seat": ctx.seat.name if ctx else None,
+            "kind": (ctx.turn.reply.name if ctx and ctx.turn.reply else "text").split("_")[-1],
+            "start": start,
+            "seconds": time.perf_counter() - start,
+            "prefill": usage.input_tokens if usage else 0,
+            "cached": (usage.input_tokens_cache_read or 0) if usage else 0,
+            "output": usage.output_tokens if usage else 0,
+        })
+        return output
+
+
+def _by_kind(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kind in sorted({c["kind"] for c in calls}):
+        mine = [c for c in calls if c["kind"] == kind]
+        out[kind] = {
+            "calls": len(mine),
+            "call_seconds_sum": round(sum(c["seconds"] for c in mine), 1),
+            "prefill_tokens": sum(c["prefill"] for c in mine),
+            "cached_tokens": sum(c["cached"] for c in mine),
+            "output_tokens": sum(c["output"] for c in mine),
+            "output_tokens_per_call": round(sum(c["output"] for c in mine) / len(mine), 1),
+        }
+    return out
+
+
+async def _play(model_name: str, games: int, model_args: dict[str, Any]) -> dict[str, Any]:
+    from inspect_ai.model import get_model
+
+    from pytest_gameeval.players.model import ModelPlayer
+
+    spec = get_spec("spyfall")
+    options = spec.parse_options({})
+    rows = spec.select_rows(options)[:games]
+    started = time.perf_counter()
+    model = get_model(model_name, **model_args)
+    load_seconds = time.perf_counter() - started
+    results = []
+    for row in rows:  # one game at a time: the target is one game's wall time
+        calls: list[dict[str, Any]] = []
+
+        def bind(seat: Any, role: str) -> ModelPlayer:
+            return ModelPlayer.for_choice(TimedModel(model, calls), options["structured"])  # type: ignore[arg-type]
+
+        load_before = _load()
+        start = time.perf_counter()
+        record = await play_case(spec, row, 0, options, bind)
+        wall = time.perf_counter() - start
+        prompt_growth = defaultdict(list)
+        for c in calls:
+            prompt_growth[c["seat"]].append(c["prefill"] + c["cached"])
+        results.append({
+            "case": row.id,
+            "outcome": record.label,
+            "wall_seconds": round(wall, 1),
+            "load_before": load_before,
+            "load_after": _load(),
+            "calls": len(calls),
+            "prefill_tokens": sum(c["prefill"] for c in calls),
+            "cached_tokens": sum(c["cached"] for c in calls),
+            "output_tokens": sum(c["output"] for c in calls),
+            "by_kind": _by_kind(calls),
+            "last_prompt_tokens_per_seat": {seat: sizes[-1] for seat, sizes in sorted(prompt_growth.items())},
+            "failures": record.failure_totals(),
+        })
+    return {"model": str(model), "model_load_seconds": round(load_seconds, 2), "games": results}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="gameeval/local", help="an inspect model (default gameeval/local: SmolLM2-135M)")
+    parser.add_argument("--games", type=int, default=1, help="games to play one after another (the first N cases)")
+    parser.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
+                        help="model argument, as for inspect (e.g. n_parallel=6)")
+    args = parser.parse_args(argv)
+    model_args = dict(a.split("=", 1) for a in args.model_args)
+    uptime_before = Path("/proc/uptime").read_text().split()[0] if Path("/proc/uptime").exists() else None
+    result = asyncio.run(_play(args.model, args.games, model_args))
+    walls = [g["wall_seconds"] for g in result["games"]]
+    out = {
+        "benchmark": "spyfall_speed",
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": "python benchmarks/spyfall_speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "uptime_seconds": uptime_before},
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "PASSIVE (the provider's default)"),
+        "target_seconds": 120,
+        "max_wall_seconds": max(walls),
+        "met_target": max(walls) <= 120,
+        **result,
+    }
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
