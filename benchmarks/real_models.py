@@ -6,8 +6,9 @@ validity benchmark): plays, then prints one JSON object (and, with --markdown, d
 
 ``play`` runs the pytest plugin once per (game, model), exactly as a user would
 (``pytest --gameeval-only --gameeval-games GAME --gameeval-option GAME.limit=N --gameeval-model M``),
-both models of a game at the same time, cheap games first; each run writes its report and
-records into ``--out``, with its wall time and the load average before and after.
+both models of a game at the same time, cheap games first, ``--jobs`` games at once; each run
+writes its report and records into ``--out``, with its wall time and the load average before and
+after. A game being played holds ``GAME.lock`` in ``--out`` (delete stale locks after a crash).
 ``analyze`` reads them back: per game each model's headline with its interval, the paired
 comparison (same cases, same seeds) and its verdict, the games a sequential gate needed, the wall
 time, and for a game that did not separate, the games per model a two-sided test at alpha 0.05
@@ -53,66 +54,138 @@ def _pytest_command(game: str, model: str, n: int, report: Path, extra: list[str
             "--gameeval-model", model, f"--gameeval-report={report}", *extra]
 
 
-def play(out: Path, games: list[str], models: list[str], counts: dict[str, int], extra: list[str]) -> None:
+def _play_game(out: Path, game: str, models: list[str], n: int, extra: list[str]) -> dict[str, Any] | None:
+    """Both models' runs of one game, at the same time; None when another play process has it."""
+    todo = [m for m in models if not report_path(out, game, m).exists()]
+    lock = out / f"{game}.lock"
+    if not todo:
+        return None
+    try:
+        lock.touch(exist_ok=False)  # several `play` processes may share one --out
+    except FileExistsError:
+        return None
+    load_before, start = _load(), time.perf_counter()
+    procs = {m: subprocess.Popen(_pytest_command(game, m, n, report_path(out, game, m), extra), cwd=out,
+                                 stdout=open(out / f"{game}-{slug(m)}.log", "w"), stderr=subprocess.STDOUT)
+             for m in todo}
+    timing = {}
+    for m, proc in procs.items():
+        proc.wait()
+        timing[slug(m)] = {"wall_seconds": round(time.perf_counter() - start, 1), "exit": proc.returncode,
+                           "load_before": load_before, "load_after": _load(), "games": n}
+    return timing
+
+
+def play(out: Path, games: list[str], models: list[str], counts: dict[str, int], extra: list[str], jobs: int) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
     out.mkdir(parents=True, exist_ok=True)
     timings_path = out / "timings.json"
-    timings = json.loads(timings_path.read_text()) if timings_path.exists() else {}
-    for game in games:
-        todo = [m for m in models if not report_path(out, game, m).exists()]
-        if not todo:
-            continue
-        load_before, start = _load(), time.perf_counter()
-        procs = {m: subprocess.Popen(_pytest_command(game, m, counts[game], report_path(out, game, m), extra), cwd=out,
-                                     stdout=open(out / f"{game}-{slug(m)}.log", "w"), stderr=subprocess.STDOUT)
-                 for m in todo}
-        for m, proc in procs.items():
-            proc.wait()
-            timings.setdefault(game, {})[slug(m)] = {
-                "wall_seconds": round(time.perf_counter() - start, 1), "exit": proc.returncode,
-                "load_before": load_before, "load_after": _load(), "games": counts[game]}
-        timings_path.write_text(json.dumps(timings, indent=1))
-        print(f"{game}: {json.dumps(timings[game])}", file=sys.stderr, flush=True)
+
+    def one(game: str) -> None:
+        timing = _play_game(out, game, models, counts[game], extra)
+        if timing is None:
+            return
+        timings = json.loads(timings_path.read_text()) if timings_path.exists() else {}
+        timings[game] = timing
+        tmp = timings_path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(timings, indent=1))
+        os.replace(tmp, timings_path)
+        print(f"{game}: {json.dumps(timing)}", file=sys.stderr, flush=True)
+
+    with ThreadPoolExecutor(jobs) as pool:  # games in order, `jobs` at a time
+        list(pool.map(one, games))
 
 
 # --------------------------------------------------------------------------- analysis
 
 
-def _power_n(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
-    """Games per model for a two-sided two-proportion z test to detect p1 vs p2 (unpaired, so an
-    upper bound for the paired design)."""
-    from scipy.stats import norm
+def _paired(game: str, records: list[list[Any]]) -> dict[str, Any]:
+    """Per-case headline of both models, paired by case (instance, epoch, seed)."""
+    from pytest_gameeval.games.registry import get_spec
 
-    if p1 == p2:
-        return None
-    za, zb = norm.ppf(1 - alpha / 2), norm.ppf(power)
-    pbar = (p1 + p2) / 2
-    n = (za * (2 * pbar * (1 - pbar)) ** 0.5 + zb * (p1 * (1 - p1) + p2 * (1 - p2)) ** 0.5) ** 2 / (p1 - p2) ** 2
-    return int(n) + 1
+    spec = get_spec(game)
+    key = spec.headline
+    by_case = [{(r.instance_id, r.epoch, r.seed): spec.score(r).get(key) for r in recs} for recs in records]
+    common = sorted(set(by_case[0]) & set(by_case[1]))
+    pairs = [(by_case[0][c], by_case[1][c]) for c in common
+             if by_case[0][c] is not None and by_case[1][c] is not None
+             and by_case[0][c] == by_case[0][c] and by_case[1][c] == by_case[1][c]]  # drop NaN
+    return {"headline": key, "pairs": pairs, "unpaired": len(set(by_case[0]) ^ set(by_case[1]))}
 
 
-def _power_n_means(d: float, sd: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
-    """Pairs needed for a paired t test (normal approximation) to detect a mean difference d."""
-    from scipy.stats import norm
+def paired_test(pairs: list[tuple[float, float]], alpha: float = 0.05, tolerance: float = 0.1) -> dict[str, Any]:
+    """Difference B - A of a paired sample: mean, t interval, and p (exact McNemar for 0/1 values,
+    the paired t test otherwise); the verdict as the gate would read it at this alpha."""
+    import numpy as np
+    from scipy import stats
 
-    if d == 0 or sd == 0:
-        return None
-    return int(((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * sd / abs(d)) ** 2) + 1
+    n = len(pairs)
+    if n < 2:
+        return {"n": n, "difference": None, "ci": None, "p": None, "test": None, "verdict": "undecided (too few games)"}
+    a, b = np.array([p[0] for p in pairs], float), np.array([p[1] for p in pairs], float)
+    d = b - a
+    mean_d, sd = float(d.mean()), float(d.std(ddof=1))
+    half = float(stats.t.ppf(1 - alpha / 2, n - 1) * sd / n ** 0.5) if sd > 0 else 0.0
+    if set(np.unique(np.concatenate([a, b]))) <= {0.0, 1.0}:
+        up, down = int(((b == 1) & (a == 0)).sum()), int(((b == 0) & (a == 1)).sum())
+        p = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
+        test = f"exact McNemar ({up} pairs B>A, {down} A>B)"
+    else:
+        p = float(stats.ttest_rel(b, a).pvalue) if sd > 0 else (0.0 if mean_d != 0 else 1.0)
+        test = "paired t"
+    ci = [mean_d - half, mean_d + half]
+    if p < alpha:
+        verdict = "B better" if mean_d > 0 else "B worse"
+    elif -tolerance < ci[0] and ci[1] < tolerance:
+        verdict = f"same within {tolerance}"
+    else:
+        verdict = "undecided"
+    power = None
+    if p >= alpha and mean_d != 0 and sd > 0:
+        power = int(((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sd / abs(mean_d)) ** 2) + 1
+    return {"n": n, "difference": mean_d, "ci": ci, "p": p, "test": test, "verdict": verdict,
+            "sd_of_differences": sd, "games_for_80pct_power": power}
+
+
+def _value(values: list[float]) -> dict[str, Any]:
+    import numpy as np
+    from scipy import stats
+
+    x = np.array(values, float)
+    if len(x) < 2 or x.std(ddof=1) == 0:
+        return {"value": float(x.mean()) if len(x) else None, "ci": [float(x.mean())] * 2 if len(x) else None, "n": len(x)}
+    half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / len(x) ** 0.5)
+    return {"value": float(x.mean()), "ci": [float(x.mean()) - half, float(x.mean()) + half], "n": len(x)}
 
 
 def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
-    from pytest_gameeval.analysis.real_models import compare_reports
+    from pytest_gameeval.engine.record import read_records
 
     timings = json.loads((out / "timings.json").read_text()) if (out / "timings.json").exists() else {}
-    rows = {}
+    rows: dict[str, Any] = {}
     for game in games:
-        paths = [report_path(out, game, m) for m in models]
+        paths = [report_path(out, game, m).with_suffix(".records.jsonl") for m in models]
         if not all(p.exists() for p in paths):
-            rows[game] = {"missing": [str(p.name) for p in paths if not p.exists()]}
+            rows[game] = {"missing": [p.name for p in paths if not p.exists()]}
             continue
-        result = compare_reports(paths[0], paths[1], game)
-        result["wall_seconds"] = {m: t["wall_seconds"] for m, t in timings.get(game, {}).items()}
-        result["load"] = {m: [t["load_before"][0], t["load_after"][0]] for m, t in timings.get(game, {}).items()}
-        rows[game] = result
+        records = [read_records(p) for p in paths]
+        paired = _paired(game, records)
+        pairs = paired["pairs"]
+        names = [sorted({s["model"] for r in recs for s in r.seats}) for recs in records]
+        rows[game] = {
+            "headline": paired["headline"],
+            "n": len(pairs),
+            "models": [slug(m) for m in models],
+            "model_identities": names,
+            "values": {slug(models[0]): _value([p[0] for p in pairs]), slug(models[1]): _value([p[1] for p in pairs])},
+            "paired": paired_test(pairs),
+            "unpaired_cases": paired["unpaired"],
+            "wall_seconds": {m: t["wall_seconds"] for m, t in timings.get(game, {}).items()},
+            "load": {m: [t["load_before"][0], t["load_after"][0]] for m, t in timings.get(game, {}).items()},
+        }
+        rows[game]["verdict"] = rows[game]["paired"]["verdict"].replace("B ", "Gemma ")
+        rows[game]["power_games"] = rows[game]["paired"].get("games_for_80pct_power")
     return {"benchmark": "real_models", "models": models, "games": rows}
 
 
@@ -149,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(COUNTS), help="comma-separated games (default: all nine, cheap first)")
     parser.add_argument("--models", default=",".join(MODELS), help="two inspect models (default SmolLM2-135M, Gemma-3-270M)")
     parser.add_argument("--counts", default="", help="GAME=N,... games per model (default: the table in this script)")
+    parser.add_argument("--jobs", type=int, default=1, help="play: games at a time (each runs both models at once)")
     parser.add_argument("--markdown", action="store_true", help="analyze: print docs/validity.md's table after the JSON")
     parser.add_argument("pytest_args", nargs="*", help="after --: more pytest arguments for every run")
     args = parser.parse_args(argv)
@@ -157,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     counts = {**COUNTS, **{k: int(v) for k, v in (p.split("=") for p in args.counts.split(",") if p)}}
     if args.action == "play":
-        play(out, games, models, counts, args.pytest_args)
+        play(out, games, models, counts, args.pytest_args, args.jobs)
         return 0
     result = analyze(out, games, models)
     print(json.dumps(result, indent=1))
