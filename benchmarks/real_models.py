@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -224,14 +225,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--counts", default="", help="GAME=N,... games per model (default: the table in this script)")
     parser.add_argument("--jobs", type=int, default=1, help="play: games at a time (each runs both models at once)")
     parser.add_argument("--markdown", action="store_true", help="analyze: print docs/validity.md's table after the JSON")
-    parser.add_argument("pytest_args", nargs="*", help="after --: more pytest arguments for every run")
+    parser.add_argument("--pytest-args", default="", help="more pytest arguments for every run, as one string")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     counts = {**COUNTS, **{k: int(v) for k, v in (p.split("=") for p in args.counts.split(",") if p)}}
     if args.action == "play":
-        play(out, games, models, counts, args.pytest_args, args.jobs)
+        play(out, games, models, counts, shlex.split(args.pytest_args), args.jobs)
         return 0
     result = analyze(out, games, models)
     print(json.dumps(result, indent=1))
