@@ -1,4 +1,5 @@
-"""The docs are code: every shell block a user would copy from README.md and docs/your-data.md runs
+"""The docs are code: every shell block a user would copy from README.md, docs/your-data.md and
+docs/local-models.md runs
 here exactly as written, in an empty directory holding only a copy of `tasks/` (the README speaks to
 a clone), with this environment's commands on PATH.
 
@@ -25,7 +26,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import get_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "docs/your-data.md"]
+DOCS = ["README.md", "docs/your-data.md", "docs/local-models.md"]
 SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")
 THIS_SUITE = 'pytest -m "not slow"'
 SERVERS = ("inspect view", "gameeval serve-local")
@@ -105,7 +106,7 @@ def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
     return ran
 
 
-@pytest.mark.parametrize("doc", DOCS)
+@pytest.mark.parametrize("doc", [d for d in DOCS if d != "docs/local-models.md"])  # all its blocks are slow
 def test_every_quick_block_runs_as_written(doc, tmp_path):
     assert play_doc(doc, tmp_path, slow=False) >= 1
 

@@ -140,6 +140,11 @@ def test_default_temperature_is_zero(stop_servers):
     assert params["temperature"] == 0.0 and params["seed"] == 0
     params = model.api.completion_params(GenerateConfig(temperature=0.7, seed=5), tools=False)
     assert params["temperature"] == 0.7 and params["seed"] == 5
+    hot = get_model("gameeval/local", temperature="1.5", **SMALL)  # -M temperature=1.5 / --gameeval-model-arg
+    assert hot.api.completion_params(GenerateConfig(), tools=False)["temperature"] == 1.5
+    assert hot.api.completion_params(GenerateConfig(temperature=0.2), tools=False)["temperature"] == 0.2
+    with pytest.raises(LocalModelError, match="temperature must be a number, got 'hot'"):
+        get_model("gameeval/local", temperature="hot", **SMALL)
 
 
 # --------------------------------------------------------------------------- (c) (d) clear errors

@@ -23,6 +23,8 @@ identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspec
   default ``max_connections``.
 - ``n_threads``: CPU threads (default: all cores available to the process).
 - ``seed``: sampling seed sent with every request that has none (default 0).
+- ``temperature``: sampling temperature of every request whose config sets none (default 0); the
+  pytest plugin passes it as ``--gameeval-model-arg temperature=1.5``.
 - ``flash_attn``: ``off`` (default), ``on`` or ``auto``; llama.cpp's CPU flash attention decoded
   ~30 % slower at game-length prompts here (see `pytest_gameeval.inspect_ext.local_server.DEFAULT_FLASH_ATTN`).
 - ``verbosity``: llama.cpp log verbosity on stderr (default 0, quiet).
@@ -45,7 +47,7 @@ you set it or ``GOMP_SPINCOUNT``): about 2x slower on an idle machine, an order 
 when other processes compete for the cores; see `pytest_gameeval.inspect_ext.local_server`. On a dedicated
 machine, run with ``OMP_WAIT_POLICY=ACTIVE``.
 
-Generation defaults: ``temperature=0`` unless the config sets one, ``seed`` from the model args
+Generation defaults: ``temperature=0`` (or ``-M temperature``) unless the config sets one, ``seed`` from the model args
 unless the config sets one, ``max_tokens=64`` unless the config sets one (256 for a request with a
 ``response_schema``, whose length caps and enums bound the reply): game moves are short, and
 SmolLM2 rambles to the limit on almost every call. Each reply stays in the game's history, so the
@@ -146,9 +148,14 @@ class LocalModelAPI(OpenAICompatibleAPI):
         verbosity: int = 0,
         cache_prompt: bool | str = True,
         chat_template: str | None = None,
+        temperature: float | str | None = None,
         **model_args: Any,
     ) -> None:
         self.cache_prompt = str(cache_prompt).lower() not in ("false", "0", "no")
+        try:
+            self.default_temperature = 0.0 if temperature in (None, "") else float(temperature)  # type: ignore[arg-type]
+        except ValueError:
+            raise LocalModelError(f"temperature must be a number, got {temperature!r}") from None
         if base_url:
             raise LocalModelError(
                 "gameeval/local runs its own server and takes no base_url; "
@@ -221,7 +228,7 @@ class LocalModelAPI(OpenAICompatibleAPI):
     @override
     def completion_params(self, config: GenerateConfig, tools: bool) -> dict[str, Any]:
         params = super().completion_params(config, tools)
-        params.setdefault("temperature", 0.0)
+        params.setdefault("temperature", self.default_temperature)
         params.setdefault("seed", self.server_spec.seed)
         extra = dict(params.get("extra_body") or {})
         if not self.cache_prompt:
