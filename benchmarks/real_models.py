@@ -107,7 +107,8 @@ def _paired(game: str, records: list[list[Any]]) -> dict[str, Any]:
 
     spec = get_spec(game)
     key = spec.headline
-    by_case = [{(r.instance_id, r.epoch, r.seed): spec.score(r).get(key) for r in recs} for recs in records]
+    score = getattr(spec, "scores", spec.score)  # with the headline keys where the game has them
+    by_case = [{(r.instance_id, r.epoch, r.seed): score(r).get(key) for r in recs} for recs in records]
     common = sorted(set(by_case[0]) & set(by_case[1]))
     pairs = [(by_case[0][c], by_case[1][c]) for c in common
              if by_case[0][c] is not None and by_case[1][c] is not None

@@ -19,6 +19,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import resource
 import sys
 import time
 from collections import defaultdict
@@ -34,6 +35,11 @@ from pytest_gameeval.players.base import current_turn  # noqa: E402
 
 def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 class TimedModel:
@@ -53,7 +59,7 @@ class TimedModel:
         start = time.perf_counter()
         output = await self._model.generate(input, **kwargs)
         usage = output.usage
-        self._calls.append({
+        call = {
             "seat": ctx.seat.name if ctx else None,
             "kind": (ctx.turn.reply.name if ctx and ctx.turn.reply else "text").split("_")[-1],
             "start": start,
@@ -61,7 +67,11 @@ class TimedModel:
             "prefill": usage.input_tokens if usage else 0,
             "cached": (usage.input_tokens_cache_read or 0) if usage else 0,
             "output": usage.output_tokens if usage else 0,
-        })
+        }
+        self._calls.append(call)
+        # progress on stderr, so a run cut short still shows where its time went
+        print(json.dumps({k: (round(v, 2) if isinstance(v, float) else v) for k, v in call.items() if k != "start"}),
+              file=sys.stderr, flush=True)
         return output
 
 
@@ -99,9 +109,9 @@ async def _play(model_name: str, games: int, model_args: dict[str, Any]) -> dict
             return ModelPlayer.for_choice(TimedModel(model, calls), options["structured"])  # type: ignore[arg-type]
 
         load_before = _load()
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), _cpu_seconds()
         record = await play_case(spec, row, 0, options, bind)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu_start
         prompt_growth = defaultdict(list)
         for c in calls:
             prompt_growth[c["seat"]].append(c["prefill"] + c["cached"])
@@ -109,6 +119,10 @@ async def _play(model_name: str, games: int, model_args: dict[str, Any]) -> dict
             "case": row.id,
             "outcome": record.label,
             "wall_seconds": round(wall, 1),
+            # CPU of this process (llama.cpp runs in it): the work itself, which other processes
+            # on the machine do not inflate as they inflate wall time; on an idle machine with
+            # n_threads cores the game's wall time lies between cpu/threads and cpu
+            "cpu_seconds": round(cpu, 1),
             "load_before": load_before,
             "load_after": _load(),
             "calls": len(calls),
@@ -142,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "PASSIVE (the provider's default)"),
         "target_seconds": 120,
         "max_wall_seconds": max(walls),
+        "max_cpu_seconds": max(g["cpu_seconds"] for g in result["games"]),
         "met_target": max(walls) <= 120,
         **result,
     }
