@@ -23,9 +23,11 @@ import argparse
 import datetime as _dt
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -73,15 +75,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--temperature", type=float, default=1.5, help="the degraded model's temperature")
     parser.add_argument("--limit", type=int, default=None, help="--gameeval-limit (default: the plugin's, all rows)")
     parser.add_argument("--baseline-limit", type=int, default=None, help="--gameeval-limit of the baseline run only")
+    parser.add_argument("--jobs", type=int, default=1, help="gated runs at a time")
+    parser.add_argument("--pytest-args", default="", help="more pytest arguments for every run, as one string")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    baseline = run(out, "baseline", args.games, [], args.baseline_limit or args.limit)
+    baseline = run(out, "baseline", args.games, shlex.split(args.pytest_args), args.baseline_limit or args.limit)
     base = [f"--gameeval-baseline={out / 'baseline.json'}"]
-    degraded = run(out, "degraded", args.games, [*base, "--gameeval-model-arg", f"temperature={args.temperature}"], args.limit)
-    reruns = [run(out, f"rerun-seed{s}", args.games, [*base, "--gameeval-seed", str(s)], args.limit)
-              for s in range(1, args.reruns + 1)]
+    extra = shlex.split(args.pytest_args)
+    gated = [("degraded", [*base, *extra, "--gameeval-model-arg", f"temperature={args.temperature}"])]
+    gated += [(f"rerun-seed{s}", [*base, *extra, "--gameeval-seed", str(s)]) for s in range(1, args.reruns + 1)]
+    with ThreadPoolExecutor(args.jobs) as pool:  # the gated runs are independent of each other
+        degraded, *reruns = pool.map(lambda r: run(out, r[0], args.games, r[1], args.limit), gated)
     result = {
         "benchmark": "degradation",
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

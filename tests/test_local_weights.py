@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import struct
 import sys
@@ -196,3 +197,20 @@ def test_gemma_assembles_once_into_the_cache_and_gets_its_template(stop_servers,
     assert list(path.parent.glob(".assemble-*")) == []
     output = asyncio.run(model.generate("Guess an animal. Reply in JSON.", config=GenerateConfig(response_schema=MOVE)))
     assert _is_compact(output.completion), output.completion
+
+
+@pytest.mark.slow
+@needs_gemma
+def test_two_local_models_meet_in_a_tournament(tmp_path, cache_dir):
+    """`gameeval tournament --models gameeval/local,gameeval/local/gemma-3-270m`: two GGUFs, two players."""
+    import subprocess
+
+    smol, gemma = canonical_model_name("gameeval/local"), canonical_model_name("gameeval/local/gemma-3-270m")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest_gameeval.cli", "tournament", "tofukingdom", "--models", "gameeval/local,gameeval/local/gemma-3-270m",
+         "--limit", "1", "--log-dir", str(tmp_path / "logs"), "--display", "none", "--bootstrap", "20"],
+        capture_output=True, text=True, timeout=3000, env={**os.environ, "GAMEEVAL_CACHE_DIR": str(cache_dir)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    table = json.loads((tmp_path / "logs" / "tournament-tofukingdom.json").read_text())
+    assert sorted(table["points"]) == sorted([smol, gemma])
+    assert table["games"] == 6  # both models in every camp assignment that seats both
