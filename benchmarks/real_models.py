@@ -109,11 +109,12 @@ def _paired(game: str, records: list[list[Any]]) -> dict[str, Any]:
     key = spec.headline
     score = getattr(spec, "scores", spec.score)  # with the headline keys where the game has them
     by_case = [{(r.instance_id, r.epoch, r.seed): score(r).get(key) for r in recs} for recs in records]
+    alone = [[v for v in side.values() if v is not None and v == v] for side in by_case]  # every game, NaN dropped
     common = sorted(set(by_case[0]) & set(by_case[1]))
     pairs = [(by_case[0][c], by_case[1][c]) for c in common
              if by_case[0][c] is not None and by_case[1][c] is not None
              and by_case[0][c] == by_case[0][c] and by_case[1][c] == by_case[1][c]]  # drop NaN
-    return {"headline": key, "pairs": pairs, "unpaired": len(set(by_case[0]) ^ set(by_case[1]))}
+    return {"headline": key, "pairs": pairs, "alone": alone, "unpaired": len(set(by_case[0]) ^ set(by_case[1]))}
 
 
 def paired_test(pairs: list[tuple[float, float]], alpha: float = 0.05, tolerance: float = 0.1) -> dict[str, Any]:
@@ -150,6 +151,18 @@ def paired_test(pairs: list[tuple[float, float]], alpha: float = 0.05, tolerance
             "sd_of_differences": sd, "games_for_80pct_power": power}
 
 
+def sequential_games(pairs: list[tuple[float, float]], looks: int = 4, alpha: float = 0.05) -> int | None:
+    """Games a 4-look sequential test would have needed: the first look (after 1/4, 2/4, ... of
+    the pairs, in case order) whose paired p is below alpha / looks (Bonferroni over the looks, a
+    conservative stand-in for the plugin's group-sequential boundaries); None if no look decides."""
+    n = len(pairs)
+    for k in range(1, looks + 1):
+        m = round(n * k / looks)
+        if m >= 2 and (paired_test(pairs[:m], alpha=alpha)["p"] or 1.0) < alpha / looks:
+            return m
+    return None
+
+
 def _value(values: list[float]) -> dict[str, Any]:
     import numpy as np
     from scipy import stats
@@ -162,16 +175,25 @@ def _value(values: list[float]) -> dict[str, Any]:
 
 
 def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
-    from pytest_gameeval.engine.record import read_records
+    from pytest_gameeval.engine.record import GameRecord, read_records
 
     timings = json.loads((out / "timings.json").read_text()) if (out / "timings.json").exists() else {}
     rows: dict[str, Any] = {}
     for game in games:
-        paths = [report_path(out, game, m).with_suffix(".records.jsonl") for m in models]
-        if not all(p.exists() for p in paths):
-            rows[game] = {"missing": [p.name for p in paths if not p.exists()]}
+        records, partial = [], []
+        for m in models:
+            path = report_path(out, game, m).with_suffix(".records.jsonl")
+            if path.exists():
+                records.append(read_records(path))
+                continue
+            # a run stopped before its report: the games its journal holds (the plugin's resume file)
+            journal = [json.loads(line) for j in sorted(out.glob(f"{game}-{slug(m)}.journal-*.jsonl"))
+                       for line in j.read_text().splitlines() if line.strip()]
+            records.append([GameRecord.from_dict(e["record"]) for e in journal if e.get("record")])
+            partial.append(slug(m))
+        if not all(records):
+            rows[game] = {"missing": [slug(m) for m, recs in zip(models, records) if not recs]}
             continue
-        records = [read_records(p) for p in paths]
         paired = _paired(game, records)
         pairs = paired["pairs"]
         names = [sorted({s["model"] for r in recs for s in r.seats}) for recs in records]
@@ -180,21 +202,24 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
             "n": len(pairs),
             "models": [slug(m) for m in models],
             "model_identities": names,
-            "values": {slug(models[0]): _value([p[0] for p in pairs]), slug(models[1]): _value([p[1] for p in pairs])},
+            # each model over all the games it played; the paired comparison over the cases both played
+            "values": {slug(models[0]): _value(paired["alone"][0]), slug(models[1]): _value(paired["alone"][1])},
             "paired": paired_test(pairs),
             "unpaired_cases": paired["unpaired"],
+            "stopped_early": partial,  # runs cut short: only the games their journal holds
             "wall_seconds": {m: t["wall_seconds"] for m, t in timings.get(game, {}).items()},
             "load": {m: [t["load_before"][0], t["load_after"][0]] for m, t in timings.get(game, {}).items()},
         }
+        rows[game]["gate_games"] = sequential_games(pairs)
         rows[game]["verdict"] = rows[game]["paired"]["verdict"].replace("B ", "Gemma ")
         rows[game]["power_games"] = rows[game]["paired"].get("games_for_80pct_power")
     return {"benchmark": "real_models", "models": models, "games": rows}
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = ["| game | headline | games each | SmolLM2-135M | Gemma-3-270M | paired difference (95 % CI) | p | verdict "
-             "| games the gate needed | wall s (Smol / Gemma) | load (1 min) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| game | games (Smol / Gemma / paired) | SmolLM2-135M | Gemma-3-270M | paired difference Gemma − Smol (95 % CI) | p | verdict "
+             "| games a 4-look test needed | wall s (both at once) | load (1 min) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
 
     def value(v: dict[str, Any]) -> str:
         lo, hi = v.get("ci") or (None, None)
@@ -202,17 +227,20 @@ def markdown(result: dict[str, Any]) -> str:
 
     for game, r in result["games"].items():
         if "missing" in r:
-            lines.append(f"| {game} | – | – | – | – | – | – | not run ({', '.join(r['missing'])}) | – | – | – |")
+            lines.append(f"| {game} | – | – | – | – | – | not run ({', '.join(r['missing'])}) | – | – | – |")
             continue
         a, b = r["models"]
         d = r["paired"]
-        walls = " / ".join(str(w) for w in r.get("wall_seconds", {}).values())
-        load = "; ".join(f"{x[0]}–{x[1]}" for x in r.get("load", {}).values())
+        walls = str(max(r.get("wall_seconds", {}).values(), default="–"))
+        load = next((f"{x[0]}–{x[1]}" for x in r.get("load", {}).values()), "–")
+        if r.get("stopped_early"):
+            walls = f"stopped early ({', '.join(r['stopped_early'])})"
+        counts = f"{r['values'][a]['n']} / {r['values'][b]['n']} / {r['n']}"
         diff = f"{d['difference']:+.2f} [{d['ci'][0]:+.2f}, {d['ci'][1]:+.2f}]" if d.get("ci") else f"{d.get('difference')}"
         p = f"{d['p']:.3g}" if d.get("p") is not None else "–"
         gate = r.get("gate_games") or "–"
         power = f"; ~{r['power_games']} games each for 80 % power" if r.get("power_games") else ""
-        lines.append(f"| {game} | {r['headline']} | {r['n']} | {value(r['values'][a])} | {value(r['values'][b])} | {diff} | {p} "
+        lines.append(f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {diff} | {p} "
                      f"| {r['verdict']}{power} | {gate} | {walls} | {load} |")
     return "\n".join(lines)
 

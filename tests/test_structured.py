@@ -176,12 +176,18 @@ def test_the_embedded_model_sends_length_caps_with_the_schema():
     api = object.__new__(LocalModelAPI)  # no server needed to build the request
     api.server_spec = type("S", (), {"seed": 0})()
     api.cache_prompt = True
+    api.default_temperature = 0.0
     api.model_name = "local"
     api.service_model_name = lambda: "smol"  # type: ignore[method-assign]
     api.model_family = lambda: "smol"  # type: ignore[method-assign]
     sent = LocalModelAPI.completion_params(api, GenerateConfig(response_schema=response_schema(prompts.answer(("Player 1",)))), False)
-    thought = sent["response_format"]["json_schema"]["schema"]["properties"]["thought"]
-    assert thought == {"type": "string", "minLength": 1, "maxLength": 100}
+    # sent as llama.cpp's llguidance grammar (compact JSON), not as response_format (issue 25)
+    assert "response_format" not in sent
+    grammar = sent["extra_body"]["grammar"]
+    assert grammar.startswith("%llguidance {}\nstart: %json ")
+    schema = json.loads(grammar.split("%json ", 1)[1])
+    assert schema["properties"]["thought"] == {"type": "string", "minLength": 1, "maxLength": 100}
+    assert schema["x-guidance"]["whitespace_flexible"] is False
 
 
 def test_the_gate_knows_a_run_s_decoding_before_playing():

@@ -325,18 +325,17 @@ class ChatTemplate:
     """How the server formats chat turns: ``name`` None = the GGUF's own template (Jinja)."""
 
     name: str | None
-    reason: str
 
 
 def choose_chat_template(info: GGUFInfo, requested: str | None, file_name: str) -> ChatTemplate:
     """The model's own template, the one asked for, or its architecture's; never silently ChatML."""
     if requested:
-        return ChatTemplate(str(requested), "given with -M chat_template")
+        return ChatTemplate(str(requested))
     if info.has_chat_template:
-        return ChatTemplate(None, "the GGUF's tokenizer.chat_template")
+        return ChatTemplate(None)
     implied = ARCHITECTURE_TEMPLATES.get(info.architecture)
     if implied:
-        return ChatTemplate(implied, f"implied by architecture {info.architecture}")
+        return ChatTemplate(implied)
     raise LocalModelError(
         f"{file_name} has no chat template (no tokenizer.chat_template; architecture "
         f"{info.architecture or 'unknown'} implies none): pass -M chat_template=NAME with a llama.cpp "
