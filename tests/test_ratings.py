@@ -62,3 +62,28 @@ def test_multi_comparison_games_resampled_as_units():
 
 def test_empty():
     assert bradley_terry([])["ratings"] == {}
+
+
+def test_tiers_print_ties_as_ties_and_order_only_separated_intervals():
+    from pytest_gameeval.metrics.ratings import ranking_text, tiers
+
+    def bt(**entries):
+        return {"ratings": {m: {"rating": r, "ci": ci} for m, (r, ci) in entries.items()}}
+
+    # equal ratings (every model won as often as it lost): one tier, whatever the names' order
+    tied = bt(strong=(0.0, [-1.5, 1.3]), random=(0.0, [-1.5, 1.6]), first=(0.0, [-1.4, 1.3]))
+    assert tiers(tied) == [["first", "random", "strong"]]
+    assert ranking_text(tiers(tied)) == "first = random = strong"
+    # A's interval lies above B's and C's; B and C overlap: A > B = C
+    split = bt(A=(2.0, [1.0, 3.0]), B=(-0.5, [-1.5, 0.5]), C=(-1.5, [-2.5, -0.2]))
+    assert tiers(split) == [["A"], ["B", "C"]]
+    assert ranking_text(tiers(split)) == "A > B = C"
+    # different ratings but no intervals (too few games): nothing is ordered
+    assert tiers(bt(A=(1.0, [None, None]), B=(-1.0, [None, None]))) == [["A", "B"]]
+    # fully separated
+    assert tiers(bt(A=(2.0, [1.5, 2.5]), B=(0.0, [-0.5, 0.5]), C=(-2.0, [-2.5, -1.5]))) == [["A"], ["B"], ["C"]]
+
+
+def test_bradley_terry_result_carries_tiers():
+    r = bradley_terry([[("A", "B")], [("B", "A")]] * 3, ["A", "B"], n_resamples=50)
+    assert [sorted(t) for t in r["tiers"]] == [["A", "B"]]  # one win each way: a tie

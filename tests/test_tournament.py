@@ -102,6 +102,15 @@ def test_tofukingdom_tournament_end_to_end_with_scripted_models(tmp_path: Path, 
     assert len(files) == 6
     ok, _ = T.run("tofukingdom", models, logs, task_args={"games": 1}, limit=1, display="none")  # resume: nothing to do
     assert ok and sorted(p.name for p in logs.glob("*.eval")) == files
+    # each matchup's log names every camp's model (inspect view's model column shows one of them)
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    headers = [read_eval_log(i, header_only=True).eval for i in list_eval_logs(str(logs))]
+    assert len({h.task for h in headers}) == 6
+    for h in headers:
+        matchup = h.metadata["gameeval_matchup"]
+        assert set(matchup) == set(T.TOFU_CAMPS)
+        assert h.task == "tofukingdom " + " vs ".join(f"{c}={matchup[c].split('/')[-1]}" for c in T.TOFU_CAMPS)
     collected = T.collect("tofukingdom", logs)
     assert all(log["status"] == "success" for log in collected.logs) and len(collected.games) == 6
     assert sorted(tuple(g.sides[c] for c in T.TOFU_CAMPS) for g in collected.games) == sorted(
@@ -180,3 +189,44 @@ def test_a_scripted_strength_the_game_lacks_stops_before_play(tmp_path: Path):
     with pytest.raises(GameEvalError, match="spyfall has no scripted strength 'oracle'; its strengths: first_option, random, strong"):
         T.run("spyfall", ["gameeval/scripted/oracle", "gameeval/scripted/random"], tmp_path / "logs", limit=1, display="none")
     assert not (tmp_path / "logs").exists()
+
+
+def test_ranking_line_says_tie_and_orders_only_separated_tiers():
+    tied = {"confidence": 0.95, "ranking": ["c", "b", "a"], "tiers": [["a", "b", "c"]]}
+    assert T.ranking_line(tied).startswith("ranking: all tied (a = b = c)")
+    assert ">" not in T.ranking_line(tied)
+    split = {"confidence": 0.95, "ranking": ["a", "b", "c"], "tiers": [["a"], ["b", "c"]]}
+    assert T.ranking_line(split).startswith("ranking: a > b = c")
+
+
+def test_short_labels_are_unique_and_slash_free():
+    assert T.short_labels(["gameeval/scripted/strong", "gameeval/scripted/random"]) == {
+        "gameeval/scripted/strong": "strong", "gameeval/scripted/random": "random"}
+    labels = T.short_labels(["openai/gpt-4o", "azure/gpt-4o", "gameeval/local"])
+    assert labels == {"openai/gpt-4o": "openai-gpt-4o", "azure/gpt-4o": "azure-gpt-4o", "gameeval/local": "local"}
+    m = T.matchups("spyfall", ["gameeval/scripted/strong", "gameeval/scripted/random"])[0]
+    assert m.title(T.short_labels(["gameeval/scripted/strong", "gameeval/scripted/random"])) == "spyfall spy=strong vs villager=random"
+
+
+def test_clip_keeps_intervals_in_range():
+    assert T._clip([-11.7, 13.7], 0.0, None) == [0.0, 13.7]
+    assert T._clip([-0.2, 1.3], 0.0, 1.0) == [0.0, 1.0]
+    assert T._clip([None, None], 0.0, 1.0) == [None, None]
+
+
+def test_spyfall_cell_of_one_word_pair_has_an_interval_over_its_games():
+    pytest.importorskip("pytest_gameeval.games.spyfall.metrics")
+
+    def rec(winner, survived):
+        r = _rec(winner, pair_id="p1", spy="Player 1", survived={"Player 1": survived}, rounds=survived + 1)
+        r.outcome["label"] = {"spy": "spy_win", "villagers": "villager_win"}[winner]
+        return r
+
+    games = [T.Game({"spy": "A", "villager": "B"}, rec("villagers", 0)), T.Game({"spy": "A", "villager": "B"}, rec("villagers", 2))]
+    r = T.analyze("spyfall", T.Collected(games), ["A", "B"], n_resamples=20)
+    w, rounds = r["matrices"]["spy_win_rate"], r["matrices"]["spy_living_round"]
+    low, high = w["ci"][0][1]
+    assert w["value"][0][1] == 0.0 and low == 0.0 and 0.5 < high < 0.8  # Wilson 0/2
+    assert rounds["ci"][0][1][0] == 0.0 and rounds["ci"][0][1][1] > 2  # t over the games, clipped at 0
+    assert "\n[0.00, 0.66]\n" in T._cell_text(0.0, [0.0, 0.658], 2)
+    assert "no interval" in T._cell_text(1.0, [None, None], 1)

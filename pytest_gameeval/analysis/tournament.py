@@ -22,8 +22,8 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
-from pytest_gameeval.metrics.ratings import bradley_terry
-from pytest_gameeval.metrics.stats import rate
+from pytest_gameeval.metrics.ratings import bradley_terry, ranking_text
+from pytest_gameeval.metrics.stats import mean, rate
 
 GAMES = ("spyfall", "tofukingdom")
 TOFU_CAMPS = ("prince", "queen", "spy")
@@ -52,6 +52,25 @@ class Matchup:
     @property
     def model_roles(self) -> dict[str, str]:
         return {side: model for side, model in self.seats[1:]}
+
+    def title(self, labels: dict[str, str]) -> str:
+        """The task's name in logs and `inspect view`: the game and every side's model, so the
+        matchups' logs tell apart at a glance (inspect's model column shows only the evaluated)."""
+        return f"{self.game} " + " vs ".join(f"{side}={labels.get(model, model)}" for side, model in self.seats)
+
+
+def short_labels(models: Sequence[str]) -> dict[str, str]:
+    """Each model's shortest trailing part of its name ("strong" for gameeval/scripted/strong)
+    that no other model of the tournament shares; without '/', which a log's file name drops."""
+    out = {}
+    for model in models:
+        parts = model.split("/")
+        for k in range(1, len(parts) + 1):
+            label = "-".join(parts[-k:])
+            if sum(1 for other in models if "-".join(other.split("/")[-k:]) == label) == 1:
+                break
+        out[model] = label
+    return out
 
 
 def parse_models(text: str | Sequence[str]) -> list[str]:
@@ -103,9 +122,11 @@ def build_tasks(matches: list[Matchup], task_args: dict[str, Any]) -> list[Any]:
     from inspect_ai.model import get_model
 
     tasks = []
+    labels = short_labels(sorted({model for m in matches for _, model in m.seats}))
     for m in matches:
         task = getattr(registered, m.game)(evaluated=m.evaluated_side, **task_args)
-        tasks.append(task_with(task, model=get_model(m.model), model_roles=m.model_roles))
+        metadata = {**(task.metadata or {}), "gameeval_matchup": dict(m.seats)}
+        tasks.append(task_with(task, name=m.title(labels), model=get_model(m.model), model_roles=m.model_roles, metadata=metadata))
     return tasks
 
 
@@ -217,7 +238,7 @@ def _points(models: list[str], won: dict[str, int], played: dict[str, int]) -> d
 
 
 def _clip(ci: list[float | None], low: float, high: float | None) -> list[float | None]:
-    return [None if x is None else min(max(x, low), high if high is not None else x) for x in ci]
+    return [None if x is None else max(x, low) if high is None else min(max(x, low), high) for x in ci]
 
 
 def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, seed: int) -> dict[str, Any]:
@@ -240,10 +261,14 @@ def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, s
     win_cells, round_cells, per_pair = {}, {}, {}
     for (a, b), records in by_pair.items():
         pm = pair_metrics(records)
-        # t-intervals over few word pairs can leave the possible range: clip them to it
-        win_cells[(a, b)] = {**pm["w_avg"], "ci": _clip(pm["w_avg"]["ci"], 0.0, 1.0), "n": len(records)}
-        round_cells[(a, b)] = {**pm["l_avg"], "ci": _clip(pm["l_avg"]["ci"], 0.0, None), "n": len(records)}
         overall = rate(sum(r.outcome["winner"] == "spy" for r in records), len(records))
+        w_avg, l_avg = pm["w_avg"], pm["l_avg"]
+        if pm["pairs"] == 1:  # one word pair: its games are the only units, so the interval is over games
+            w_avg = {**overall, "method": "wilson over the games of the one word pair"}
+            l_avg = {**mean([float(spy_living_round(r)) for r in records]), "method": "t over the games of the one word pair"}
+        # t-intervals over few word pairs can leave the possible range: clip them to it
+        win_cells[(a, b)] = {**w_avg, "ci": _clip(w_avg["ci"], 0.0, 1.0), "n": len(records)}
+        round_cells[(a, b)] = {**l_avg, "ci": _clip(l_avg["ci"], 0.0, None), "n": len(records)}
         per_pair[f"{a} (spy) vs {b} (villagers)"] = {
             "spy": a, "villagers": b, "games": len(records), "word_pairs": pm["pairs"],
             "spy_win_rate_avg_over_pairs": pm["w_avg"], "spy_living_round_avg_over_pairs": pm["l_avg"],
@@ -321,8 +346,8 @@ def write_json(result: dict[str, Any], path: Path) -> None:
 def _cell_text(value: float | None, ci: list[float | None] | None, n: int) -> str:
     if value is None:
         return "not played"
-    interval = "" if not ci or ci[0] is None else f"\n[{ci[0]:.2f}, {ci[1]:.2f}]"
-    return f"{value:.2f}{interval}\nn={n}"
+    interval = "[no interval: n=1]" if not ci or ci[0] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+    return f"{value:.2f}\n{interval}\nn={n}"
 
 
 def write_heatmap(result: dict[str, Any], path: Path) -> None:
@@ -367,11 +392,21 @@ def write_heatmap(result: dict[str, Any], path: Path) -> None:
     ax.set_ylabel("model", fontsize=9)
     ax.set_xlabel("rating: log-odds of winning (mean 0)", fontsize=9)
     ax.axvline(0, color="grey", lw=0.5)
-    ax.set_title("Bradley–Terry rating (95% bootstrap CI)", fontsize=10)
+    ax.set_title("Bradley–Terry rating (95% bootstrap CI)\n" + ranking_line(bt), fontsize=8, wrap=True)
     fig.suptitle(f"{result['game']} tournament: {result['games']} games. Cells: value, 95% interval, games (n); "
                  "'not played': no games for that pairing (a model meets itself only with --self-play)", fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
+
+
+def ranking_line(bt: dict[str, Any]) -> str:
+    """The ranking as far as the Bradley–Terry intervals allow: '>' between separated tiers,
+    '=' within one (an all-tie says so in words)."""
+    groups = bt.get("tiers") or [bt.get("ranking", [])]
+    confidence = f"{bt.get('confidence', 0.95):.0%}"
+    if len(groups) == 1:
+        return f"ranking: all tied ({ranking_text(groups)}): the {confidence} Bradley–Terry intervals overlap"
+    return f"ranking: {ranking_text(groups)} ('=': {confidence} Bradley–Terry intervals overlap)"
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -418,6 +453,7 @@ def main(argv: list[str]) -> int:
     write_json(result, json_path)
     write_heatmap(result, png_path)
     points = ", ".join(f"{m}: {p['points']}/{p['games']}" for m, p in result["points"].items())
-    print(f"{args.game}: {result['games']} games; points {points}; ranking {' > '.join(result['bradley_terry']['ranking'])}")
+    print(f"{args.game}: {result['games']} games; points {points}")
+    print(ranking_line(result["bradley_terry"]))
     print(f"wrote {json_path} and {png_path}")
     return 0

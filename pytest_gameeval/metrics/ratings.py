@@ -88,13 +88,44 @@ def bradley_terry(
         }
         for m, i in index.items()
     }
-    return {
+    result = {
         "method": "bradley-terry (maximum likelihood, ridge prior, percentile bootstrap over games)",
         "prior": prior, "n_resamples": n_resamples, "confidence": confidence, "seed": seed,
         "games": len(games), "comparisons": sum(len(g) for g in games),
         "ranking": sorted(names, key=lambda m: -ratings[m]["rating"]),
         "ratings": ratings,
     }
+    result["tiers"] = tiers(result)
+    return result
+
+
+def tiers(ratings: dict[str, Any]) -> list[list[str]]:
+    """Models grouped into tiers that the intervals can tell apart, best tier first.
+
+    Walking down the ratings, a model opens a new tier only when its whole interval lies below
+    the interval of every model in the current tier; otherwise it is tied with them (chained
+    overlaps stay tied: the intervals cannot order them). Without intervals (too few games) or
+    with equal ratings nothing is ordered. A ranking printed from tiers never claims more than
+    the bootstrap shows."""
+    entries = ratings.get("ratings", {})
+    names = sorted(entries, key=lambda m: (-entries[m]["rating"], m))
+    out: list[list[str]] = []
+    floor = None  # lowest lower bound in the current tier
+    for m in names:
+        low, high = entries[m]["ci"]
+        separated = out and floor is not None and high is not None and high < floor
+        if not out or separated:
+            out.append([m])
+            floor = low
+        else:
+            out[-1].append(m)
+            floor = None if low is None or floor is None else min(floor, low)
+    return out
+
+
+def ranking_text(groups: list[list[str]]) -> str:
+    """"a > b = c": '>' only between tiers the intervals separate, '=' inside a tier."""
+    return " > ".join(" = ".join(group) for group in groups)
 
 
 def win_probability(ratings: dict[str, Any], a: str, b: str) -> float:
