@@ -1,0 +1,374 @@
+"""`gameeval leaderboard LOGS_OR_REPORTS...`: one static page comparing models across games.
+
+Reads what users already have — inspect logs (files or directories) and our report JSON — and
+writes `leaderboard.html` (a sortable table, no server, sorting is a few lines of our own JS and
+the rows are already in rating order without it) and `leaderboard.md` (the same table).
+
+Rows are evaluated models, columns games. A cell is the game's headline (its declared
+`spec.headline`) over every game that model played: the value, its 95% interval (Wilson for 0/1
+values, Student-t otherwise) and the games played, linked to the logs it came from.
+
+The cross-game rating is each model's share of the other models it beats on a game's headline
+(ties count half), averaged over the games it played with at least one other model. Its 95%
+interval is a percentile bootstrap over each cell's games (a rate cell draws from its Jeffreys
+posterior, so a cell of few games stays uncertain even when all of them went one way); models
+whose intervals overlap are printed as tied (`metrics.ratings.tiers`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import math
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.files import write_text
+from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.metrics.ratings import ranking_text, tiers
+from pytest_gameeval.metrics.stats import mean, rate
+
+RECORD_SCORER = "gameeval_{game}"  # the scorer name inspect_ext/scorer.py registers per game
+DEFAULT_VIEW_URL = "http://127.0.0.1:7575/"  # `inspect view`'s default address
+
+
+@dataclass
+class Source:
+    """Where a cell's games came from: a log (with its `inspect view` address) or a report."""
+
+    label: str
+    path: Path
+    view: str | None = None  # the log's path as `inspect view --log-dir ROOT` names it
+
+
+@dataclass
+class Cell:
+    values: list[float] = field(default_factory=list)  # the headline, one value per game
+    sources: list[Source] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        binary = all(v in (0.0, 1.0) for v in self.values)
+        return rate(int(sum(self.values)), len(self.values)) if binary else mean(self.values)
+
+
+@dataclass
+class Board:
+    cells: dict[tuple[str, str], Cell] = field(default_factory=lambda: defaultdict(Cell))
+    skipped: list[str] = field(default_factory=list)  # inputs read but not used, with why
+
+    @property
+    def models(self) -> list[str]:
+        return sorted({m for m, _ in self.cells})
+
+    @property
+    def games(self) -> list[str]:
+        present = {g for _, g in self.cells}
+        return [g for g in GAMES if g in present]  # the registry's order
+
+
+def headline(game: str) -> str:
+    return get_spec(game).headline
+
+
+def higher_is_better(game: str) -> bool:
+    return get_spec(game).higher_is_better.get(headline(game), True)
+
+
+def _number(value: Any) -> float | None:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x
+
+
+# -- reading ------------------------------------------------------------------------------------
+def add_log(board: Board, path: Path, root: Path) -> bool:
+    """The headline of every sample of one inspect log; False if it is not a gameeval log."""
+    from inspect_ai.log import read_eval_log, read_eval_log_samples
+
+    header = read_eval_log(str(path), header_only=True)
+    game = (header.eval.metadata or {}).get("gameeval_game")
+    if game not in GAMES:
+        return False
+    if header.status != "success":
+        board.skipped.append(f"{path}: status {header.status}, not used")
+        return True
+    key, scorer = headline(game), RECORD_SCORER.format(game=game)
+    cell = board.cells[(header.eval.model, game)]
+    before = len(cell.values)
+    for sample in read_eval_log_samples(str(path), all_samples_required=False):
+        score = (sample.scores or {}).get(scorer)
+        value = _number(score.value.get(key)) if score is not None and isinstance(score.value, dict) else None
+        if value is not None:  # undefined for this game (e.g. a mean over no success): not a game of the headline
+            cell.values.append(value)
+    if len(cell.values) > before:
+        cell.sources.append(Source(path.name, path, str(path.relative_to(root)) if path.is_relative_to(root) else path.name))
+    return True
+
+
+def add_report(board: Board, path: Path, report: dict[str, Any]) -> None:
+    """The headline of every played case of a report written by the pytest plugin."""
+    model = (report.get("models") or {}).get("evaluated") or "?"
+    for game in report.get("games") or {}:
+        if game not in GAMES:
+            board.skipped.append(f"{path}: unknown game {game!r}, not used")
+            continue
+        key = headline(game)
+        values = [_number((c.get("scores") or {}).get(key)) for c in report.get("cases") or []
+                  if c.get("game") == game and c.get("status") == "played"]
+        values = [v for v in values if v is not None]
+        if values:
+            cell = board.cells[(model, game)]
+            cell.values.extend(values)
+            cell.sources.append(Source(path.name, path))
+
+
+def _is_report(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) and str(data.get("schema", "")).startswith("pytest-gameeval/report") else None
+
+
+def read_inputs(paths: Iterable[str | Path]) -> Board:
+    """Every gameeval log and report under the given files and directories."""
+    board = Board()
+    for given in map(Path, paths):
+        if not given.exists():
+            raise GameEvalError(f"{given}: no such file or directory")
+        root = given if given.is_dir() else given.parent
+        files = sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]
+        for path in files:
+            if path.suffix == ".eval" or (path.suffix == ".json" and _looks_like_log(path)):
+                add_log(board, path, root)
+            elif path.suffix == ".json" and (report := _is_report(path)) is not None:
+                add_report(board, path, report)
+            elif not given.is_dir():
+                raise GameEvalError(f"{path}: neither an inspect log (.eval, .json) nor a gameeval report")
+    if not board.cells:
+        raise GameEvalError("no gameeval games in " + ", ".join(map(str, paths)) + " (give inspect logs or report JSON)")
+    return board
+
+
+def _looks_like_log(path: Path) -> bool:
+    """An inspect log written as JSON (`--log-format json`) starts with its version and status."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            head = f.read(200)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return '"version"' in head and '"status"' in head and '"eval"' in head
+
+
+# -- the rating ----------------------------------------------------------------------------------
+def _shares(headlines: dict[tuple[str, str], float], models: list[str], games: list[str]) -> dict[str, float | None]:
+    """Each model's share of the other models it beats on a game's headline (ties half), averaged
+    over the games it played with at least one other model."""
+    per_model: dict[str, list[float]] = defaultdict(list)
+    for game in games:
+        sign = 1.0 if higher_is_better(game) else -1.0
+        here = {m: sign * headlines[(m, game)] for m in models if (m, game) in headlines}
+        if len(here) < 2:
+            continue
+        for m, v in here.items():
+            others = [o for o in here if o != m]
+            per_model[m].append(sum(1.0 if v > here[o] else 0.5 if v == here[o] else 0.0 for o in others) / len(others))
+    return {m: (sum(per_model[m]) / len(per_model[m]) if per_model[m] else None) for m in models}
+
+
+def _redraw(values: np.ndarray, rng: np.random.Generator) -> float:
+    """One bootstrap draw of a cell's headline. 0/1 games draw their rate from its Jeffreys
+    posterior Beta(k + 1/2, n - k + 1/2): resampling 0 wins of 8 games gives 0 every time, which
+    would make a 0/8 cell as certain as a 0/800 one and order models the games cannot order."""
+    if np.isin(values, (0.0, 1.0)).all():
+        k = float(values.sum())
+        return float(rng.beta(k + 0.5, len(values) - k + 0.5))
+    return float(rng.choice(values, size=len(values)).mean())
+
+
+def rating(board: Board, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    models, games = board.models, board.games
+    point = _shares({k: float(np.mean(c.values)) for k, c in board.cells.items()}, models, games)
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = defaultdict(list)
+    arrays = {k: np.asarray(c.values, dtype=float) for k, c in board.cells.items()}
+    for _ in range(n_resamples):
+        resampled = {k: _redraw(v, rng) for k, v in arrays.items()}
+        for m, share in _shares(resampled, models, games).items():
+            if share is not None:
+                draws[m].append(share)
+    ratings = {}
+    for m in models:
+        ci = [float(np.percentile(draws[m], 2.5)), float(np.percentile(draws[m], 97.5))] if draws[m] else [None, None]
+        games_rated = sum(1 for g in games if (m, g) in board.cells and sum(1 for o in models if (o, g) in board.cells) > 1)
+        ratings[m] = {"rating": point[m], "ci": ci, "games_rated": games_rated}
+    rated = {"ratings": {m: r for m, r in ratings.items() if r["rating"] is not None}}
+    groups = tiers(rated)
+    return {"method": "share of other models beaten on each game's headline (ties half), averaged over games; "
+                      f"95% percentile bootstrap over each cell's games, rates drawn from their Jeffreys posterior ({n_resamples} resamples, seed {seed})",
+            "ratings": ratings, "tiers": groups, "ranking": ranking_text(groups)}
+
+
+def build(board: Board, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The leaderboard as data: rows in rating order (unrated models last)."""
+    r = rating(board, n_resamples=n_resamples, seed=seed)
+    order = sorted(board.models, key=lambda m: (r["ratings"][m]["rating"] is None, -(r["ratings"][m]["rating"] or 0), m))
+    games = board.games
+    rows = []
+    for m in order:
+        cells = {}
+        for g in games:
+            cell = board.cells.get((m, g))
+            if cell is not None:
+                cells[g] = {**cell.summary(), "games": len(cell.values),
+                            "sources": [{"label": s.label, "path": str(s.path), "view": s.view} for s in cell.sources]}
+        rows.append({"model": m, "rating": r["ratings"][m], "cells": cells})
+    columns = [{"game": g, "title": get_spec(g).title, "headline": headline(g),
+                "direction": "higher" if higher_is_better(g) else "lower"} for g in games]
+    return {"schema": 1, "columns": columns, "rows": rows, "rating": {k: v for k, v in r.items() if k != "ratings"},
+            "skipped": board.skipped}
+
+
+# -- writing -------------------------------------------------------------------------------------
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def cell_text(cell: dict[str, Any] | None) -> str:
+    if cell is None:
+        return "not played"
+    low, high = cell["ci"]
+    interval = f" [{_fmt(low)}, {_fmt(high)}]" if low is not None else " [no interval]"
+    return f"{_fmt(cell['value'])}{interval} (n={cell['games']})"
+
+
+def rating_text(r: dict[str, Any]) -> str:
+    if r["rating"] is None:
+        return "not rated (no game shared with another model)"
+    low, high = r["ci"]
+    return f"{_fmt(r['rating'])} [{_fmt(low)}, {_fmt(high)}] ({r['games_rated']} games)"
+
+
+def render_markdown(board: dict[str, Any]) -> str:
+    cols = board["columns"]
+    head = ["model", "rating"] + [f"{c['title']} ({c['headline']}, {c['direction']} is better)" for c in cols]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in board["rows"]:
+        cells = [row["model"], rating_text(row["rating"])] + [cell_text(row["cells"].get(c["game"])) for c in cols]
+        lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    return "\n".join([
+        "# Leaderboard", "",
+        "Each cell: the game's headline, its 95% interval and the games played (n). "
+        "Rating: " + board["rating"]["method"] + ".", "",
+        f"Ranking as far as the rating intervals allow: {board['rating']['ranking']}", "",
+        *lines, "",
+    ])
+
+
+SORT_JS = """
+document.querySelectorAll("table.board th[data-col]").forEach(function (th) {
+  th.addEventListener("click", function () {
+    var body = th.closest("table").tBodies[0], col = +th.dataset.col;
+    var down = th.dataset.dir !== "down"; th.dataset.dir = down ? "down" : "up";
+    var key = function (tr) { var v = tr.cells[col].dataset.sort; return v === undefined ? tr.cells[col].textContent : +v; };
+    Array.from(body.rows).sort(function (a, b) {
+      var x = key(a), y = key(b);
+      if (typeof x === "string") { return down ? x.localeCompare(y) : y.localeCompare(x); }
+      return down ? y - x : x - y;
+    }).forEach(function (tr) { body.appendChild(tr); });
+  });
+});
+"""
+
+CSS = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
+table.board{border-collapse:collapse;font-size:14px}
+table.board th,table.board td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+table.board th[data-col]{cursor:pointer;background:#f3f3f3}
+td .ci{color:#666;font-size:12px}td .n{color:#666;font-size:12px}
+td.missing{color:#aaa}p.note{color:#555;max-width:60em}"""
+
+
+def _link(source: dict[str, Any], view_url: str, out_dir: Path) -> str:
+    if source["view"]:
+        return f"{view_url.rstrip('/')}/#/logs/{source['view']}"
+    return os.path.relpath(source["path"], out_dir)
+
+
+def _sort_value(x: float | None, higher_better: bool) -> str:
+    """A number the JS sorts descending = best first; missing cells always sort last."""
+    if x is None:
+        return "-1e300"
+    return repr(x if higher_better else -x)
+
+
+def render_html(board: dict[str, Any], view_url: str, out_dir: Path) -> str:
+    e = html.escape
+    cols = board["columns"]
+    head = ['<th data-col="0">model</th>', '<th data-col="1">rating</th>'] + [
+        f'<th data-col="{i + 2}" title="headline: {e(c["headline"])}, {c["direction"]} is better">{e(c["title"])}'
+        f'<br><span class="ci">{e(c["headline"])} ({c["direction"]} is better)</span></th>'
+        for i, c in enumerate(cols)]
+    body = []
+    for row in board["rows"]:
+        r = row["rating"]
+        tds = [f"<td>{e(row['model'])}</td>",
+               f'<td data-sort="{_sort_value(r["rating"], True)}">{e(rating_text(r))}</td>']
+        for c in cols:
+            cell = row["cells"].get(c["game"])
+            if cell is None:
+                tds.append(f'<td class="missing" data-sort="{_sort_value(None, True)}">not played</td>')
+                continue
+            low, high = cell["ci"]
+            links = " ".join(f'<a href="{e(_link(s, view_url, out_dir))}" title="{e(s["label"])}">log {k + 1}</a>'
+                             for k, s in enumerate(cell["sources"]))
+            interval = f"[{_fmt(low)}, {_fmt(high)}]" if low is not None else "[no interval]"
+            tds.append(f'<td data-sort="{_sort_value(cell["value"], c["direction"] == "higher")}">'
+                       f'<b>{_fmt(cell["value"])}</b> <span class="ci">{interval}</span> '
+                       f'<span class="n">n={cell["games"]}</span><br>{links}</td>')
+        body.append("<tr>" + "".join(tds) + "</tr>")
+    skipped = "".join(f"<li>{e(s)}</li>" for s in board["skipped"])
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>gameeval leaderboard</title><style>{CSS}</style></head>
+<body><h1>gameeval leaderboard</h1>
+<p class="note">Each cell: the game's headline over every game the model played, its 95% interval and the number
+of games (n); "log" links open the game's log in <code>inspect view</code> (start <code>inspect view --log-dir DIR</code>
+on the directory given to <code>gameeval leaderboard</code>; address {e(view_url)}) or the report file.
+Rating: {e(board["rating"]["method"])}. Click a column heading to sort.</p>
+<p class="note">Ranking as far as the rating intervals allow: <b>{e(board["rating"]["ranking"])}</b></p>
+<table class="board"><thead><tr>{"".join(head)}</tr></thead>
+<tbody>
+{chr(10).join(body)}
+</tbody></table>
+{f"<p class='note'>Inputs not used:</p><ul>{skipped}</ul>" if skipped else ""}
+<script>{SORT_JS}</script>
+</body></html>
+"""
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gameeval leaderboard",
+                                     description="One static page (HTML and markdown): models x games, each game's headline with its interval, a cross-game rating.")
+    parser.add_argument("inputs", nargs="+", metavar="LOGS_OR_REPORTS", help="inspect logs or directories of them, and gameeval report JSON files")
+    parser.add_argument("--out", default="leaderboard", help="directory for leaderboard.html, leaderboard.md and leaderboard.json (default: leaderboard)")
+    parser.add_argument("--view-url", default=DEFAULT_VIEW_URL, help=f"address of `inspect view` for the log links (default {DEFAULT_VIEW_URL})")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the rating intervals")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    args = parser.parse_args(argv)
+    board = build(read_inputs(args.inputs), n_resamples=args.bootstrap, seed=args.seed)
+    out = Path(args.out)
+    paths = [out / "leaderboard.html", out / "leaderboard.md", out / "leaderboard.json"]
+    texts = [render_html(board, args.view_url, out.resolve()), render_markdown(board), json.dumps(board, indent=2) + "\n"]
+    for path, text in zip(paths, texts):
+        write_text(path, text)
+    print(f"{len(board['rows'])} models x {len(board['columns'])} games; ranking: {board['rating']['ranking']}")
+    print("wrote " + ", ".join(map(str, paths)))
+    return 0
