@@ -109,3 +109,33 @@ def test_report_path_that_is_a_directory_leaves_no_temporary_file(tmp_path):
         write_json_atomic(target, {"a": 1})
     assert "\n" not in str(info.value)
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_missing_api_key_is_one_plain_line(pytester, monkeypatch, capsys):
+    """inspect's 'ERROR: Unable to initialise OpenAI client' plus rich markup on a second line
+    became one line without '[bold][blue]', in the pytest plugin and in `gameeval tournament`."""
+    for key in ("OPENAI_API_KEY", "AZUREAI_OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--gameeval-only", "--gameeval-games", "askguess", "--gameeval-model", "openai/gpt-4o-mini",
+        "--gameeval-limit", "1",
+    )
+    assert result.ret != 0
+    text = result.stdout.str() + result.stderr.str()
+    lines = [line for line in text.splitlines() if "OPENAI_API_KEY" in line]
+    assert len(lines) == 1, text[-3000:]
+    assert lines[0].startswith("ERROR: gameeval: openai/gpt-4o-mini: Unable to initialise OpenAI client: No OPENAI_API_KEY")
+    assert "[bold]" not in text and "ERROR: Unable" not in text
+    capsys.readouterr()  # drop what the subprocess printed
+    code = cli.main(["tournament", "spyfall", "--models", "gameeval/scripted,openai/gpt-4o-mini", "--limit", "1",
+                     "--log-dir", str(pytester.path / "logs")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "[bold]" not in err
+    assert err.startswith("gameeval: error: openai/gpt-4o-mini: Unable to initialise OpenAI client: No OPENAI_API_KEY")
+
+
+def test_plain_error_keeps_brackets_that_are_not_markup():
+    from pytest_gameeval.inspect_ext.cli_errors import plain_error
+
+    assert plain_error(ValueError("ERROR: bad\n\nrow [0, 1] in [bold]x[/bold]")) == "bad: row [0, 1] in x"
+    assert plain_error(ValueError("closing [/b] alone")) == "closing [/b] alone"

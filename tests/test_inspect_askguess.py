@@ -41,7 +41,8 @@ def test_inspect_eval_plays_and_scores(tmp_path):
         assert record["outcome"]["label"] == score.answer
         assert record["seats"][1]["model"] == "gameeval/scripted/oracle"
         spans = [e.name for e in sample.events if e.event == "span_begin"]
-        assert "Round 1" in spans and "Questioner (questioner)" not in spans and "Questioner" in spans
+        assert "Round 1" in spans and not any(s.startswith("Questioner (questioner)") for s in spans)
+        assert "Questioner: ask" in spans and "Answerer: answer" in spans  # seat and the turn's action
         sources = [e.source for e in sample.events if e.event == "info"]
         assert "Questioner says" in sources and sources[-1] == "Outcome"
     metrics = log.results.scores[0].metrics

@@ -71,8 +71,8 @@ def test_every_model_call_sits_in_a_span_named_after_its_seat_and_role(spyfall_l
         assert calls
         for call in calls:
             name = names[call.span_id]
-            seat, role = re.fullmatch(r"(.+) \((\w+)\)", name).groups()
-            assert seats[seat] == role
+            seat, role, action = re.fullmatch(r"(.+) \((\w+)\): (describe|vote)", name).groups()
+            assert seats[seat] == role  # the sidebar names seat, role and the turn's action
             # the call's own prompt is that seat's: its system prompt names it
             assert f"You are {seat}," in str(call.input[0].content)
 
@@ -86,7 +86,7 @@ def test_speech_thoughts_and_host_lines_are_in_place(spyfall_log):
         for source, _ in lines:
             # a turn span holds only its seat's exchange: the host's words to it, its thought, its speech
             assert source in (f"Host → {seat}", f"{seat} says") or source.startswith((f"{seat} thinks (private", f"Host records for {seat}", f"Failure: {seat}'s")) \
-                or not re.fullmatch(r"Player \d \(\w+\)", name), (name, source)
+                or not re.fullmatch(r"Player \d \(\w+\): \w+", name), (name, source)
     said = [e for e in sample.events if e.event == "info" and e.source.endswith(" says")]
     private = [e for e in sample.events if e.event == "info" and "thinks (private" in e.source]
     assert said and private and all("scripted" in str(e.data) for e in private)
@@ -140,6 +140,7 @@ def test_every_task_has_a_headline_score_and_named_interval_bounds(tmp_path):
         spec = get_spec(log.eval.task)
         assert log.status == "success", log.error
         assert log.results.headline.score == spec.headline and log.results.headline.metric == "mean"
+        assert f"score: mean {spec.headline}" in log.eval.tags  # the log list's tag naming the SCORE column
         headline = next(s for s in log.results.scores if s.name == spec.headline)
         assert headline.metrics["mean"].value == headline.metrics["mean"].value  # not NaN
         for score in log.results.scores:
@@ -195,3 +196,17 @@ def test_runner_shows_every_event_once_in_order_in_its_round(name):
         assert round_ is not None and event.round <= round_  # never before its own round starts
         if seat is not None:  # inside a turn span: only that seat's exchange
             assert event.speaker == seat or event.to == (seat,) or event.data.get("probe"), (seat, event)
+
+
+def test_a_setup_judgement_is_on_the_setup_card_not_in_round_one(tmp_path):
+    """Taboo's drawn system prompt variant read as round 1's first entry ("HOST JUDGEMENT: system
+    prompt variant 2 for the Guesser"); it is part of the setup."""
+    (log,) = run(game_task("taboo", limit=1), "gameeval/scripted", tmp_path)
+    sample = log.samples[0]
+    variant = sample.metadata["gameeval_record"]["outcome"]["details"]["variant"]
+    source, card = infos(sample.events)[0]
+    assert source.startswith("Setup") and f"system prompt variant {variant} for the Guesser" in card
+    later = [d for _, d in infos(sample.events)[1:]]
+    assert not any("system prompt variant" in d for d in later)
+    names, _ = tree(sample)
+    assert any(n.endswith(": clue") for n in names.values()) and any(n.endswith(": reply") for n in names.values())

@@ -119,15 +119,28 @@ def check_models(game: str, models: Sequence[str]) -> None:
 def build_tasks(matches: list[Matchup], task_args: dict[str, Any]) -> list[Any]:
     import gameeval.tasks as registered  # the registered @task functions (gameeval/<game>)
     from inspect_ai import task_with
-    from inspect_ai.model import get_model
 
     tasks = []
     labels = short_labels(sorted({model for m in matches for _, model in m.seats}))
     for m in matches:
         task = getattr(registered, m.game)(evaluated=m.evaluated_side, **task_args)
         metadata = {**(task.metadata or {}), "gameeval_matchup": dict(m.seats)}
-        tasks.append(task_with(task, name=m.title(labels), model=get_model(m.model), model_roles=m.model_roles, metadata=metadata))
+        tasks.append(task_with(task, name=m.title(labels), model=_model(m.model),
+                               model_roles={side: _model(name) for side, name in m.model_roles.items()}, metadata=metadata))
     return tasks
+
+
+def _model(name: str) -> Any:
+    """inspect's Model for `name`; a provider that cannot start (a missing API key) is one line."""
+    from inspect_ai._util.error import PrerequisiteError
+    from inspect_ai.model import get_model
+
+    from pytest_gameeval.inspect_ext.cli_errors import plain_error
+
+    try:
+        return get_model(name)
+    except PrerequisiteError as e:
+        raise GameEvalError(f"{name}: {plain_error(e)}") from None
 
 
 def run(

@@ -128,8 +128,25 @@ class GameSpec:
         best = [k for k, up in self.higher_is_better.items() if up and k in keys]
         return best[0] if best else self.outcome_labels[0]
 
+    # games with sides (SpyFall, SpyGame, TofuKingdom): the 0/1 score key saying whether the
+    # evaluated seat's side won, so a reader is told "won"/"lost" rather than which side won
+    win_key: str | None = None
+
     def outcome_name(self, label: str) -> str:
         return self.outcome_names.get(label, label)
+
+    def evaluated_side(self, record: GameRecord) -> str | None:
+        """The side the evaluated model played in this game (games with sides), else None."""
+        return None
+
+    def answer(self, record: GameRecord) -> str:
+        """The outcome from the evaluated seat's side, in a few words (inspect's ANSWER): "lost
+        as the spy: the spy was voted out" rather than `villager_win`."""
+        if self.win_key is None:
+            return record.label
+        won = self.score(record).get(self.win_key)
+        side = self.evaluated_side(record)
+        return f"{'won' if won else 'lost'}{f' as the {side}' if side else ''}: {self.outcome_name(record.label)} ({record.label})"
 
     def key_facts(self, record: GameRecord) -> list[str]:
         """A few readable facts about how one game went (who, what, when), for its explanation."""
@@ -138,7 +155,7 @@ class GameSpec:
     def explain(self, record: GameRecord) -> str:
         """One short markdown paragraph: the outcome, why, and the counts that qualify it
         (a win after 50 format errors, or by drawn lots, must not read as a plain win)."""
-        head = f"**{self.outcome_name(record.label)}** (`{record.label}`)"
+        head = (f"**{self.answer(record)}**" if self.win_key else f"**{self.outcome_name(record.label)}** (`{record.label}`)")
         if record.outcome["winner"]:
             head += f"; winner: {record.outcome['winner']}"
         facts = [f if f.endswith(".") else f + "." for f in self.key_facts(record)]

@@ -11,6 +11,7 @@ import sys
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.util import display_type
+from rich.errors import MarkupError
 from rich.text import Text
 
 
@@ -19,3 +20,15 @@ def one_line_error(message: str) -> PrerequisiteError:
     if display_type() == "none":
         print(message, file=sys.stderr, flush=True)
     return PrerequisiteError(Text(message))  # Text: brackets in paths are not rich markup
+
+
+def plain_error(error: BaseException) -> str:
+    """An inspect error (e.g. a missing API key) as one plain line for our own messages: its rich
+    markup (`[bold][blue]OPENAI_API_KEY[/blue][/bold]`), 'ERROR:' prefixes and line breaks dropped."""
+    text = str(error)
+    try:
+        text = Text.from_markup(text).plain
+    except MarkupError:  # brackets that are not markup: keep the text as it is
+        pass
+    parts = [line.strip().removeprefix("ERROR:").strip() for line in text.splitlines()]
+    return ": ".join(p for p in parts if p)

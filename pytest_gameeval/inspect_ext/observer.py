@@ -82,6 +82,7 @@ class TranscriptObserver:
         self.played_by: dict[str, tuple[str, str]] = {}  # seat -> (model role, model)
         self.instructions: dict[str, str] = {}  # action -> the first instruction written out
         self.game: Game | None = None
+        self.on_card: list[Event] = []  # setup judgements shown on the setup card
 
     # -- what the solver tells us ---------------------------------------------------------
     def bound(self, seat: str, model_role: str, model: str) -> None:
@@ -90,6 +91,9 @@ class TranscriptObserver:
     # -- runner hooks ---------------------------------------------------------------------
     async def game_started(self, game: Game, seed: int) -> None:
         self.game = game
+        # the host's judgements made while setting the game up (e.g. GameArena's drawn system
+        # prompt variant) belong on the setup card, not as the first entry of round 1
+        self.on_card = [e for e in game.events if e.kind == JUDGEMENT]
         transcript().info(self.setup_card(game, seed), source="Setup (for the reader)")
 
     async def round_started(self, game: Game) -> None:
@@ -101,9 +105,12 @@ class TranscriptObserver:
             self.progress.round_played()
 
     def turn(self, game: Game, turn: Turn) -> Any:
+        """A span per turn, named by seat, role and what the turn asks ("Player 3 (spy): vote"):
+        the sidebar then reads as the round's sequence of moves."""
         seat = game.seats[turn.seat]
         name = f"{seat.name} ({seat.role})" if seat.role.lower() != seat.name.lower() else seat.name
-        return span(name + (" · probe" if turn.record_only else ""), type=turn.action)
+        action = turn.action.replace("_", " ")
+        return span(f"{name}: {action}" + (" · probe" if turn.record_only else ""), type=turn.action)
 
     def event(self, game: Game, event: Event) -> None:
         if self.progress:
@@ -132,6 +139,8 @@ class TranscriptObserver:
             lines.append(f"| {_cell(seat.name)} | {_cell(seat.role)} | {_cell(who)} | {_cell(secrets)} |")
         for key, (value, seats) in shared.items():
             lines.append(f"\n**{key}** (known to {', '.join(seats)}): {_value(value, 400)}")
+        for event in self.on_card:
+            lines.append(f"\n**Host's setup** (unseen by the players): {event.text}")
         return "\n".join(lines)
 
     @staticmethod
@@ -167,6 +176,8 @@ class TranscriptObserver:
             details = "; ".join(f"{k}: {_value(v, 80)}" for k, v in extra.items())
             return f"Host records for {event.speaker} (unseen by the players)", event.text + (f" ({details})" if details else "")
         if event.kind == JUDGEMENT:
+            if any(event is e for e in self.on_card):
+                return None  # already on the setup card
             return "Host judgement (unseen by the players)", event.text
         if event.kind == FAILURE:
             what = FAILURE_WORDS.get(event.data.get("kind", ""), str(event.data.get("kind")))

@@ -79,7 +79,7 @@ def game_scorer(spec: GameSpec) -> Scorer:
             record = GameRecord.from_dict(state.metadata[RECORD_KEY])
             return Score(
                 value=score_record(spec, record),
-                answer=record.label,
+                answer=spec.answer(record),
                 explanation=spec.explain(record),
                 metadata={"failures": record.failures, "usage": record.usage, "seed": str(record.seed),
                           "structured": record.structured},
@@ -93,3 +93,8 @@ def game_scorer(spec: GameSpec) -> Scorer:
 def headline_metric(spec: GameSpec) -> HeadlineMetric:
     """The log list's SCORE column: the mean of the game's headline score key."""
     return HeadlineMetric(scorer=f"gameeval_{spec.name}", score=spec.headline, metric="mean")
+
+
+def score_tag(spec: GameSpec) -> str:
+    """The log list's name for its SCORE column (a task tag): which score key, averaged."""
+    return f"score: mean {spec.headline}"

@@ -14,7 +14,7 @@ from inspect_ai.model._model import active_model
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
-from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric
+from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, score_tag
 from pytest_gameeval.inspect_ext.solver import play_game
 
 
@@ -54,6 +54,8 @@ def game_task(game: str, **task_args: Any) -> Task:
         solver=play_game(game, options),
         scorer=game_scorer(spec),
         headline_metric=headline_metric(spec),
+        # inspect view's log list heads its score column only "SCORE": the tag beside it names it
+        tags=[score_tag(spec)],
         metadata={"gameeval_game": game, "gameeval_options": options},
     )
 

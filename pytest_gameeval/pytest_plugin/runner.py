@@ -24,6 +24,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import decoding_label, resolve_structured
@@ -186,8 +187,8 @@ class ModelPool:
             try:
                 config = GenerateConfig(max_connections=self.settings.max_connections) if self.settings.max_connections else None
                 self.models[model] = get_model(model, config=config, **self.settings.model_args)
-            except PrerequisiteError as e:  # ours and inspect's one-line errors say it all
-                raise GameEvalError(str(e).removeprefix("gameeval: ")) from None
+            except PrerequisiteError as e:  # ours and inspect's errors (a missing API key): one plain line
+                raise GameEvalError(f"{model}: {plain_error(e).removeprefix('gameeval: ')}") from None
             except Exception as e:  # an unknown provider or bad argument: the user's input
                 raise GameEvalError(f"cannot load model {model!r}: {type(e).__name__}: {e}".splitlines()[0]) from None
         return self.models[model]

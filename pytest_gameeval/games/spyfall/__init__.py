@@ -71,6 +71,7 @@ class SpyFallSpec(GameSpec):
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions")
     higher_is_better = {"evaluated_win": True}
+    win_key = "evaluated_win"
     scripted = POLICIES
 
     # the default (evaluated=spy); seat_model_roles follows -T evaluated
@@ -101,6 +102,9 @@ class SpyFallSpec(GameSpec):
 
     def key_facts(self, record: GameRecord) -> list[str]:
         return vote_facts(record.outcome["details"])
+
+    def evaluated_side(self, record: GameRecord) -> str:
+        return record.outcome["details"]["evaluated"]
 
     def score(self, record: GameRecord) -> dict[str, float]:
         return metrics.score(record)

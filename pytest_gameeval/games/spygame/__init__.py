@@ -64,6 +64,7 @@ class SpyGameSpec(GameSpec):
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("guest_win", "guest_rounds", "guest_round_paper", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS)
     higher_is_better = {"guest_win": True, "guest_rounds": True, "guest_round_paper": True, "guest_voted": False, **{k: True for k in metrics.TOM_KEYS}}
+    win_key = "guest_win"
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
@@ -89,6 +90,9 @@ class SpyGameSpec(GameSpec):
 
     def key_facts(self, record: GameRecord) -> list[str]:
         return vote_facts(record.outcome["details"])
+
+    def evaluated_side(self, record: GameRecord) -> str:
+        return record.seat(record.outcome["details"]["guest"])["role"]
 
     def score(self, record: GameRecord) -> dict[str, float]:
         return metrics.score(record)

@@ -30,6 +30,7 @@ class TofuKingdomSpec(GameSpec):
                      "void": "protocol=paper: every attempt ended without a valid reply (no camp wins)"}
     mean_keys = ("win", "evaluated_rule_violations", "answer_rule_violations", "forfeited_answers", "obligation_breaches")
     higher_is_better = {"win": True, "evaluated_rule_violations": False}
+    win_key = "win"
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
@@ -51,6 +52,9 @@ class TofuKingdomSpec(GameSpec):
 
     def case_key(self, row: Row, options: dict[str, Any]) -> str:
         return f"{options['evaluated']}-{row.id}"
+
+    def evaluated_side(self, record: GameRecord) -> str:
+        return record.outcome["details"]["evaluated"]
 
     def score(self, record: GameRecord) -> dict[str, float]:
         return metrics.score(record)
