@@ -275,3 +275,26 @@ def test_gate_with_harness_errors_passes_only_on_shown_evidence():
     assert few.verdicts["win"]["verdict"] == INCONCLUSIVE
     assert few.failed and "only 2 of 6 games were played (4 harness errors)" in few.reason
     assert not _gate(6, 0).failed  # inconclusive with every game played: passes, as before
+
+
+def test_win_of_the_evaluated_side_is_a_rate_with_an_interval_in_the_diff():
+    """SpyFall's evaluated_win had no interval in `report diff` (a Welch mean of zero spread)
+    while spy_win had one: 0/1 keys of every game are rates."""
+    from pytest_gameeval.games.registry import get_spec
+    from pytest_gameeval.pytest_plugin.runner import score_keys
+
+    for game, key in (("spyfall", "evaluated_win"), ("spygame", "guest_win"), ("tofukingdom", "win")):
+        rates, means = score_keys(get_spec(game))
+        assert key in rates and key not in means
+    rates, means = score_keys(get_spec("spyfall"))
+
+    def report(won: list[int]) -> dict:
+        r = make_report(won, game="spyfall")
+        for case, w in zip(r["cases"], won):
+            case["scores"] = {"spy_win": float(w), "villager_win": 1.0 - w, "evaluated_win": float(w), "rounds": 3.0}
+        r["games"]["spyfall"].update(rate_keys=rates, mean_keys=means, directions={"evaluated_win": "higher"})
+        return r
+
+    rows = {r["metric"]: r for r in diff_reports(report([0] * 10), report([0] * 10))["rows"]}
+    for key in ("spy_win", "evaluated_win"):
+        assert rows[key]["kind"] == RATE and None not in rows[key]["ci"], rows[key]

@@ -141,10 +141,13 @@ def test_every_task_has_a_headline_score_and_named_interval_bounds(tmp_path):
         assert log.status == "success", log.error
         assert log.results.headline.score == spec.headline and log.results.headline.metric == "mean"
         assert f"score: mean {spec.headline}" in log.eval.tags  # the log list's tag naming the SCORE column
+        # the headline leads inspect's summary (after the scorer's own entry) and each sample's score panel
+        assert [s.name for s in log.results.scores][:2] == [f"gameeval_{spec.name}", spec.headline]
+        assert next(iter(log.samples[0].scores[f"gameeval_{spec.name}"].value)) == spec.headline
         headline = next(s for s in log.results.scores if s.name == spec.headline)
         assert headline.metrics["mean"].value == headline.metrics["mean"].value  # not NaN
         for score in log.results.scores:
-            if score.name in spec.outcome_labels:
+            if score.name in spec.rate_keys:  # outcome labels and 0/1 keys such as evaluated_win
                 assert {"low95", "high95"} <= set(score.metrics)
                 assert score.metrics["low95"].value <= score.metrics["mean"].value <= score.metrics["high95"].value
 

@@ -114,6 +114,9 @@ class GameSpec:
     model_roles: dict[str, str] = {}
     outcome_labels: tuple[str, ...] = ()  # one-hot rates in every score
     mean_keys: tuple[str, ...] = ()  # other numeric score keys (NaN where undefined)
+    # mean keys that are 0/1 per game (whether the evaluated side won): rates like the outcome
+    # labels, with a Wilson interval in inspect's scores and a rate test in diffs and the gate
+    binary_keys: tuple[str, ...] = ()
     # the direction of improvement of each gated metric (score key -> True if higher is better)
     higher_is_better: dict[str, bool] = {}
     # option values protocol=paper sets unless the user gives them (docs/fidelity.md says why each)
@@ -131,6 +134,16 @@ class GameSpec:
     # games with sides (SpyFall, SpyGame, TofuKingdom): the 0/1 score key saying whether the
     # evaluated seat's side won, so a reader is told "won"/"lost" rather than which side won
     win_key: str | None = None
+
+    @property
+    def rate_keys(self) -> tuple[str, ...]:
+        """Score keys that are 0/1 per game: the outcome labels, then the binary keys."""
+        return (*self.outcome_labels, *self.binary_keys)
+
+    @property
+    def other_mean_keys(self) -> tuple[str, ...]:
+        """The mean keys that are not rates."""
+        return tuple(k for k in self.mean_keys if k not in self.binary_keys)
 
     def outcome_name(self, label: str) -> str:
         return self.outcome_names.get(label, label)

@@ -65,13 +65,16 @@ def score_record(spec: GameSpec, record: GameRecord) -> dict[str, float]:
     values = spec.score(record)
     totals = record.failure_totals()
     values.update({key: float(totals.get(kind, 0)) for kind, key in FAILURE_KEYS.items()})
-    return values
+    return {spec.headline: values[spec.headline], **values}  # the sample's score panel shows the headline first
 
 
 def game_scorer(spec: GameSpec) -> Scorer:
-    metrics: dict[str, list[Metric]] = {label: [mean(), stderr(), low95(), high95()] for label in spec.outcome_labels}
-    for key in [*spec.mean_keys, *FAILURE_KEYS.values()]:
-        metrics[key] = [mean(), stderr()]
+    rates = set(spec.rate_keys)
+    # the headline first: inspect's summary and the sample's score panel list keys in this order
+    keys = [spec.headline, *(k for k in [*spec.outcome_labels, *spec.mean_keys, *FAILURE_KEYS.values()] if k != spec.headline)]
+    metrics: dict[str, list[Metric]] = {
+        key: [mean(), stderr(), low95(), high95()] if key in rates else [mean(), stderr()] for key in keys
+    }
 
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
     def game_outcome() -> Scorer:

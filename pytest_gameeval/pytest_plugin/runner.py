@@ -150,7 +150,7 @@ def directions_of(spec: GameSpec, settings: Settings) -> dict[str, str]:
 
 
 def score_keys(spec: GameSpec) -> tuple[list[str], list[str]]:
-    return list(spec.outcome_labels), list(spec.mean_keys)
+    return list(spec.rate_keys), list(spec.other_mean_keys)
 
 
 # -- models -------------------------------------------------------------------------------------
@@ -344,8 +344,8 @@ class Runner:
             for r in batch:
                 self.results[r.case.name] = r
             entries = [r.entry() for r in played]
-            new = {k: v for k, (_, v) in metric_values({"rate_keys": list(get_spec(gate.game).outcome_labels),
-                                                        "mean_keys": list(get_spec(gate.game).mean_keys)}, entries).items()}
+            rate_keys, mean_keys = score_keys(get_spec(gate.game))
+            new = {k: v for k, (_, v) in metric_values({"rate_keys": rate_keys, "mean_keys": mean_keys}, entries).items()}
             gate.look(base, new, len(played), last=end >= len(cases), games_played=sum(r.status == "played" for r in played))
             if gate.stopped:
                 break

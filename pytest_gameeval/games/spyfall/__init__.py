@@ -72,6 +72,7 @@ class SpyFallSpec(GameSpec):
     mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions")
     higher_is_better = {"evaluated_win": True}
     win_key = "evaluated_win"
+    binary_keys = ("evaluated_win",)
     scripted = POLICIES
 
     # the default (evaluated=spy); seat_model_roles follows -T evaluated

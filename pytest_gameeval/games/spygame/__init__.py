@@ -65,6 +65,7 @@ class SpyGameSpec(GameSpec):
     mean_keys = ("guest_win", "guest_rounds", "guest_round_paper", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS)
     higher_is_better = {"guest_win": True, "guest_rounds": True, "guest_round_paper": True, "guest_voted": False, **{k: True for k in metrics.TOM_KEYS}}
     win_key = "guest_win"
+    binary_keys = ("guest_win",)
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:

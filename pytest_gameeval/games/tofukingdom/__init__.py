@@ -31,6 +31,7 @@ class TofuKingdomSpec(GameSpec):
     mean_keys = ("win", "evaluated_rule_violations", "answer_rule_violations", "forfeited_answers", "obligation_breaches")
     higher_is_better = {"win": True, "evaluated_rule_violations": False}
     win_key = "win"
+    binary_keys = ("win",)
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:
