@@ -169,6 +169,8 @@ def test_a_planted_regression_fails_the_gate_early_and_names_the_metric(pytester
     assert gate["verdict"] == "fail" and gate["metrics"]["ST"]["verdict"] == "regressed"
     assert set(gate["metrics"]) == {"ST"}
     assert gate["games_used"] < int(N_CASES)  # sequential: stopped before playing every case
+    decided_at = gate["metrics"]["ST"]["games"]  # the table's games column: the games of the deciding look
+    result.stdout.re_match_lines([rf"\s+askguess\.ST .* {decided_at}\s+regressed$"])
     not_played = [c for c in report["cases"] if c["status"] == "not played"]
     assert len(not_played) == int(N_CASES) - gate["games_used"]
     result.assert_outcomes(passed=gate["games_used"], skipped=len(not_played))  # losing games is data, not failure

@@ -298,3 +298,16 @@ def test_win_of_the_evaluated_side_is_a_rate_with_an_interval_in_the_diff():
     rows = {r["metric"]: r for r in diff_reports(report([0] * 10), report([0] * 10))["rows"]}
     for key in ("spy_win", "evaluated_win"):
         assert rows[key]["kind"] == RATE and None not in rows[key]["ci"], rows[key]
+
+
+def test_each_verdict_keeps_the_games_of_the_look_that_decided_it():
+    """The gate table's games column showed the game's total where a metric was decided at an
+    earlier look: 'win' regresses at once, 'rounds' needs every look."""
+    metrics = [GateMetric("win", RATE, True, 0.0), GateMetric("rounds", MEAN, False, 0.0)]
+    gate = GameGate("g", metrics, GateConfig(looks=4, alpha=0.1), 40)
+    base = {"win": [1] * 40, "rounds": [3.0, 4.0] * 20}
+    new_win, new_rounds = [0] * 40, [3.0, 4.0] * 20
+    for end in gate.ends:
+        gate.look(base, {"win": new_win[:end], "rounds": new_rounds[:end]}, end, last=end == 40)
+    assert gate.verdicts["win"]["verdict"] == REGRESSED and gate.verdicts["win"]["games"] == gate.ends[0] == 10
+    assert gate.verdicts["rounds"]["games"] == 40 == gate.games_used

@@ -233,7 +233,9 @@ class GameGate:
             result = judge(m.kind, baseline.get(m.name, []), new.get(m.name, []), m.higher_is_better, m.tolerance, a, b)
             if result["verdict"] == OPEN and last:
                 result["verdict"] = INCONCLUSIVE
-            result.update(look=self.looks_done, alpha_spent=a, beta_spent=b, tolerance=m.tolerance,
+            # games: what this verdict rests on (a metric decided at an earlier look keeps that look's count)
+            result.update(look=self.looks_done, games=games_used, games_played=self.games_played,
+                          alpha_spent=a, beta_spent=b, tolerance=m.tolerance,
                           direction="higher" if m.higher_is_better else "lower")
             self.verdicts[m.name] = result
 

@@ -677,7 +677,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             fmt = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
             change = "–" if v["change"] is None else f"{v['change']:+.3f}"
             line = (f"  {name + '.' + metric:<22} {v['direction']:<7} {fmt(v['old']):>9} {fmt(v['new']):>9} {change:>8}  "
-                    f"{interval:<19} {g['games_used']:>5}  {v['verdict']}")
+                    f"{interval:<19} {v.get('games', g['games_used']):>5}  {v['verdict']}")  # games at the deciding look
             tr.write_line(line, red=v["verdict"] == REGRESSED, bold=v["verdict"] == REGRESSED)
         played = g.get("games_played", g["games_used"])
         errors = g.get("harness_errors", 0)
