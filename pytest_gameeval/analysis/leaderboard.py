@@ -255,7 +255,8 @@ def rating_text(r: dict[str, Any]) -> str:
     if r["rating"] is None:
         return "not rated (no game shared with another model)"
     low, high = r["ci"]
-    return f"{_fmt(r['rating'])} [{_fmt(low)}, {_fmt(high)}] ({r['games_rated']} games)"
+    games = r["games_rated"]
+    return f"{_fmt(r['rating'])} [{_fmt(low)}, {_fmt(high)}] ({games} game{'' if games == 1 else 's'})"
 
 
 def render_markdown(board: dict[str, Any]) -> str:
