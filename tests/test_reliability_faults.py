@@ -128,6 +128,8 @@ def test_inspect_path_with_ten_percent_provider_faults(tmp_path):
         spec = get_spec(game)
         for sample in log.samples:
             (score,) = sample.scores.values()
-            assert score.answer in spec.outcome_labels
-            assert sample.metadata["gameeval_record"]["outcome"]["label"] == score.answer
+            label = sample.metadata["gameeval_record"]["outcome"]["label"]
+            assert label in spec.outcome_labels
+            # the ANSWER is the label, or in games with sides the evaluated seat's won/lost ending in it
+            assert score.answer == label or score.answer.endswith(f"({label})"), score.answer
     assert figures["faults_seen"] > 0  # faults really were injected
