@@ -1,0 +1,226 @@
+"""The arena's database: every session and every move, SQLite by default, PostgreSQL by URL.
+
+One code path for both through SQLAlchemy Core (SQLite through Python's sqlite3, PostgreSQL
+through psycopg 3): the same tables, statements and transactions; only the connection set-up
+differs (SQLite: WAL journal, full sync, a busy timeout so concurrent writers wait instead of
+failing). Alembic runs the versioned migrations in migrations/versions/ on start.
+
+Each move is one transaction: insert the move and advance the session's move counter, on the
+condition that the counter still equals the move's number. A second request racing for the same
+move (two tabs, a double click, two server processes) finds the counter moved and stores
+nothing, so a move is never stored twice nor lost silently.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine, make_url
+
+from pytest_gameeval.engine.errors import GameEvalError
+
+DEFAULT_DB = "gameeval-arena.db"
+LIVE, FINISHED = "live", "finished"
+
+metadata = sa.MetaData()
+meta_table = sa.Table("arena_meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text))
+sessions_table = sa.Table(
+    "arena_sessions", metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("game", sa.String(32)), sa.Column("model", sa.String(200)), sa.Column("row_id", sa.String(200)),
+    sa.Column("seed", sa.BigInteger), sa.Column("options", sa.Text), sa.Column("player", sa.String(40)),
+    sa.Column("status", sa.String(16)), sa.Column("moves", sa.Integer), sa.Column("model_errors", sa.Integer),
+    sa.Column("created_at", sa.Float), sa.Column("updated_at", sa.Float), sa.Column("finished_at", sa.Float),
+    sa.Column("outcome", sa.String(32)), sa.Column("record", sa.Text),
+)
+moves_table = sa.Table(
+    "arena_moves", metadata,
+    sa.Column("session_id", sa.String(64), primary_key=True), sa.Column("seq", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.String(64)), sa.Column("action", sa.String(32)), sa.Column("text", sa.Text),
+    sa.Column("by_person", sa.Boolean), sa.Column("created_at", sa.Float), sa.Column("model_ms", sa.Float),
+)
+
+
+@dataclass
+class Move:
+    seq: int
+    seat: str
+    action: str
+    text: str
+    by_person: bool
+    created_at: float = 0.0
+    model_ms: float | None = None
+
+
+@dataclass
+class Session:
+    id: str
+    game: str
+    model: str
+    row_id: str
+    seed: int
+    options: dict[str, Any]
+    player: str | None  # a consenting nickname, else None (the anonymous population)
+    status: str = LIVE
+    moves: int = 0
+    model_errors: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    finished_at: float | None = None
+    outcome: str | None = None
+    record: dict[str, Any] | None = None
+    history: list[Move] = field(default_factory=list)
+
+
+def database_url(given: str) -> str:
+    """A SQLAlchemy URL from what the user typed: a URL, or a path to a SQLite file."""
+    if "://" not in given:
+        return f"sqlite:///{Path(given).expanduser().absolute()}"
+    url = make_url(given)
+    if url.drivername in ("postgresql", "postgres"):
+        return url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+    if url.drivername not in ("sqlite", "postgresql+psycopg"):
+        raise GameEvalError(f"--db {url.render_as_string()}: give a SQLite file or a postgresql:// URL")
+    return given
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # a committed move survives a kill of the server
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def connect(given: str) -> Engine:
+    url = database_url(given)
+    if url.startswith("sqlite"):
+        path = Path(make_url(url).database or "")
+        if not path.parent.is_dir():
+            raise GameEvalError(f"--db {given}: directory {path.parent} does not exist")
+        engine = sa.create_engine(url, connect_args={"timeout": 30}, pool_size=8, max_overflow=32)
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise GameEvalError("PostgreSQL needs psycopg: pip install 'pytest-gameeval[arena]'") from None
+    return sa.create_engine(url, pool_size=8, max_overflow=32, pool_pre_ping=True)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest version (Alembic, versions in migrations/versions/)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(resources.files("pytest_gameeval.arena") / "migrations"))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+class Store:
+    def __init__(self, given: str = DEFAULT_DB):
+        self.engine = connect(given)
+        try:
+            migrate(self.engine)
+        except sa.exc.OperationalError as e:
+            raise GameEvalError(f"--db {given}: cannot open the database: {str(e.orig).splitlines()[0]}") from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def secret(self) -> bytes:
+        """The server's signing key (CSRF tokens), made once and kept in the store so tokens stay
+        valid across restarts and server processes."""
+        with self.engine.begin() as c:
+            value = c.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "secret")).scalar()
+            if value is None:
+                value = secrets.token_hex(32)
+                try:
+                    with c.begin_nested():
+                        c.execute(meta_table.insert().values(key="secret", value=value))
+                except sa.exc.IntegrityError:  # another process made it first
+                    value = c.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "secret")).scalar()
+        return bytes.fromhex(value)
+
+    def create(self, session: Session) -> None:
+        now = time.time()
+        session.created_at = session.updated_at = now
+        with self.engine.begin() as c:
+            c.execute(sessions_table.insert().values(
+                id=session.id, game=session.game, model=session.model, row_id=session.row_id, seed=session.seed,
+                options=json.dumps(session.options), player=session.player, status=LIVE, moves=0, model_errors=0,
+                created_at=now, updated_at=now))
+
+    def add_move(self, session_id: str, move: Move) -> bool:
+        """Store one move in one transaction; False if move `seq` is already taken (nothing stored)."""
+        move.created_at = time.time()
+        with self.engine.begin() as c:
+            advanced = c.execute(
+                sessions_table.update()
+                .where(sessions_table.c.id == session_id, sessions_table.c.moves == move.seq, sessions_table.c.status == LIVE)
+                .values(moves=move.seq + 1, updated_at=move.created_at))
+            if advanced.rowcount != 1:
+                c.rollback()
+                return False
+            c.execute(moves_table.insert().values(
+                session_id=session_id, seq=move.seq, seat=move.seat, action=move.action, text=move.text,
+                by_person=move.by_person, created_at=move.created_at, model_ms=move.model_ms))
+        return True
+
+    def finish(self, session_id: str, record: dict[str, Any]) -> None:
+        now = time.time()
+        with self.engine.begin() as c:
+            c.execute(sessions_table.update().where(sessions_table.c.id == session_id, sessions_table.c.status == LIVE)
+                      .values(status=FINISHED, finished_at=now, updated_at=now, outcome=record["outcome"]["label"],
+                              record=json.dumps(record)))
+
+    def note_model_error(self, session_id: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(sessions_table.update().where(sessions_table.c.id == session_id)
+                      .values(model_errors=sessions_table.c.model_errors + 1))
+
+    def get(self, session_id: str) -> Session | None:
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(sessions_table).where(sessions_table.c.id == session_id)).mappings().first()
+            if row is None:
+                return None
+            moves = c.execute(sa.select(moves_table).where(moves_table.c.session_id == session_id)
+                              .order_by(moves_table.c.seq)).mappings().all()
+        session = _session(row)
+        session.history = [Move(m["seq"], m["seat"], m["action"], m["text"], bool(m["by_person"]), m["created_at"], m["model_ms"])
+                           for m in moves]
+        return session
+
+    def sessions(self, status: str | None = None) -> list[Session]:
+        """Every session (without its moves), oldest first."""
+        query = sa.select(sessions_table).order_by(sessions_table.c.created_at, sessions_table.c.id)
+        if status:
+            query = query.where(sessions_table.c.status == status)
+        with self.engine.connect() as c:
+            return [_session(row) for row in c.execute(query).mappings()]
+
+    def person_moves(self) -> dict[str, int]:
+        """Moves made by people, per session."""
+        query = (sa.select(moves_table.c.session_id, sa.func.count()).where(moves_table.c.by_person.is_(True))
+                 .group_by(moves_table.c.session_id))
+        with self.engine.connect() as c:
+            return {sid: n for sid, n in c.execute(query)}
+
+
+def _session(row: Any) -> Session:
+    return Session(
+        id=row["id"], game=row["game"], model=row["model"], row_id=row["row_id"], seed=row["seed"],
+        options=json.loads(row["options"]), player=row["player"], status=row["status"], moves=row["moves"],
+        model_errors=row["model_errors"], created_at=row["created_at"], updated_at=row["updated_at"],
+        finished_at=row["finished_at"], outcome=row["outcome"], record=json.loads(row["record"]) if row["record"] else None,
+    )
