@@ -21,6 +21,7 @@ COMMANDS = {
     "report": (lambda argv: __import__("pytest_gameeval.analysis.report", fromlist=["main"]).main(argv), "report diff OLD NEW: per-metric change with intervals; exit 1 if a metric regressed"),
     "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau and RBO between our model ranking and an external leaderboard"),
     "play": (lambda argv: __import__("pytest_gameeval.cli.human_play", fromlist=["main"]).main(argv), "play the user seat of akinator, taboo or bluffing yourself against --model"),
+    "arena": (lambda argv: __import__("pytest_gameeval.arena.cli", fromlist=["main"]).main(argv), "serve akinator/taboo/bluffing to people in a browser against --model, every move stored in --db; arena export: inspect log + report"),
     "tournament": (lambda argv: __import__("pytest_gameeval.analysis.tournament", fromlist=["main"]).main(argv), "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)"),
     "leaderboard": (lambda argv: __import__("pytest_gameeval.analysis.leaderboard", fromlist=["main"]).main(argv), "leaderboard LOGS_OR_REPORTS...: models x games, headlines with intervals, a cross-game rating (static HTML + markdown)"),
     "age-topics": (lambda argv: __import__("pytest_gameeval.analysis.age_topics", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),

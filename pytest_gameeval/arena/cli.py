@@ -1,0 +1,78 @@
+"""`gameeval arena --model M [--model M2 ...] [--db URL] [--host 127.0.0.1] [--port 8000]` serves the
+arena; `gameeval arena export --db URL OUT.eval [--report OUT.json]` writes the finished sessions
+as an inspect log and a report (export.py)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.arena.store import DEFAULT_DB
+
+
+def _key_values(pairs: list[str], flag: str) -> dict[str, str]:
+    from pytest_gameeval.cli.human_play import _key_values as parse
+
+    return parse(pairs, flag)
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def serve_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gameeval arena", description="Serve GameArena's games (akinator, taboo, bluffing) "
+                                     "to people in a browser against --model; every move stored in --db. "
+                                     "`gameeval arena export --help`: the stored sessions as an inspect log and a report.")
+    parser.add_argument("--model", action="append", required=True, help="a model people play against (repeatable: "
+                        "each new game is assigned one at random unless the person picks)")
+    parser.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model argument for every model (repeatable)")
+    parser.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE", help="game option, as for inspect: KEY=VALUE for every game that has KEY, GAME.KEY=VALUE for one (repeatable)")
+    parser.add_argument("--db", default=DEFAULT_DB, help=f"a SQLite file or a postgresql:// URL (default: {DEFAULT_DB})")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--model-timeout", type=float, default=60.0, help="seconds to wait for one model reply (default 60)")
+    parser.add_argument("--abandon-after", type=float, default=30.0, help="minutes after which an untouched game counts as abandoned (default 30)")
+    args = parser.parse_args(argv)
+
+    import uvicorn
+    from inspect_ai.model import get_model
+
+    import pytest_gameeval.inspect_ext.providers  # noqa: F401  (registers gameeval/...)
+    from pytest_gameeval.arena.live import ARENA_GAMES, check_task_args
+    from pytest_gameeval.arena.store import Store
+    from pytest_gameeval.arena.web import Arena, create_app
+    from pytest_gameeval.games.registry import get_spec
+
+    task_args = _key_values(args.task_arg, "-T")
+    check_task_args(task_args)  # a bad option or scripted strength: one line now, not an error page later
+    for game in ARENA_GAMES:
+        for model in args.model:
+            get_spec(game).check_scripted_model(model)
+    models = {}
+    for name in dict.fromkeys(args.model):
+        try:
+            models[name] = get_model(name, **_key_values(args.model_arg, "-M"))
+        except Exception as e:  # inspect's own message names the unknown provider or missing key
+            raise GameEvalError(f"--model {name}: {e}".splitlines()[0]) from None
+    store = Store(args.db)
+    arena = Arena(store, models, task_args=task_args, model_timeout=args.model_timeout, abandon_after=60 * args.abandon_after)
+    if not _loopback(args.host):
+        print(f"arena: listening on {args.host}: anyone who can reach this address can play")
+    print(f"arena: http://{args.host}:{args.port}/  (store: {args.db}; Ctrl-C stops)", flush=True)
+    # no access log: addresses hold session ids, and nothing about a session is logged outside the store
+    uvicorn.run(create_app(arena), host=args.host, port=args.port, access_log=False, log_level="warning")
+    store.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["export"]:
+        from pytest_gameeval.arena.export import main as export_main
+
+        return export_main(argv[1:])
+    return serve_main(argv)

@@ -1,0 +1,186 @@
+"""`gameeval arena export --db URL OUT.eval [--report OUT.json] [--model M]`: the finished arena
+sessions as an inspect log (one per game: OUT.eval, or OUT-GAME.eval when several games were
+played) and a report JSON in the pytest plugin's schema, so `inspect view`, inspect's scorers
+and `gameeval report diff` read human games like model-only runs.
+
+Each session is one sample: its record in the metadata (as the solver stores it), the game as the
+evaluated seat saw it in the Messages tab, scored by the game's own scorer (inspect's `score`).
+Sample ids are a digest of the session id, never the id itself (the id opens the session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pytest_gameeval.arena.store import FINISHED, Session, Store
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import GameSpec
+from pytest_gameeval.engine.views import render
+from pytest_gameeval.games.registry import get_spec
+
+RULE_OPTIONS_EXCLUDED = ("seed",)  # each session draws its own seed (kept in its record)
+
+
+def sample_id(session: Session) -> str:
+    return hashlib.sha256(session.id.encode()).hexdigest()[:16]
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).isoformat()
+
+
+def _options(sessions: list[Session]) -> dict[str, Any]:
+    return {k: v for k, v in sessions[0].options.items() if k not in RULE_OPTIONS_EXCLUDED}
+
+
+def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
+    """The scored EvalLog of one game's sessions against one model (not written)."""
+    from inspect_ai import score
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, EvalStats
+    from inspect_ai.model import get_model
+
+    from pytest_gameeval.arena.live import case_row
+    from pytest_gameeval.inspect_ext.scorer import game_scorer
+    from pytest_gameeval.inspect_ext.solver import RECORD_KEY
+    from pytest_gameeval.players.model import to_inspect
+
+    samples = []
+    for s in sessions:
+        record = GameRecord.from_dict(s.record or {})
+        row = case_row(spec, s)
+        game, _ = spec.setup(row, 0, s.options)
+        seat = game.evaluated_seat
+        view = render(s.options.get("style", "chat"), game.system_prompt(seat), record.events, seat)
+        samples.append(EvalSample(
+            id=sample_id(s), epoch=1, input=f"{spec.title}: {row.id}", target="", messages=to_inspect(view),
+            metadata={"row_id": row.id, "row": row.data, RECORD_KEY: record.to_dict(),
+                      "arena": {"player": s.player or "people", "started": _iso(s.created_at), "finished": _iso(s.finished_at or s.updated_at),
+                                "model_errors": s.model_errors}},
+        ))
+    ids = [str(x.id) for x in samples]
+    log = EvalLog(
+        version=2, status="success",
+        eval=EvalSpec(
+            created=_iso(min(s.created_at for s in sessions)), task=spec.name, task_version=0,
+            dataset=EvalDataset(name=f"{spec.name} (gameeval arena)", samples=len(ids), sample_ids=ids),
+            model=model, model_roles=None, config=EvalConfig(),
+            metadata={"gameeval_game": spec.name, "gameeval_options": _options(sessions), "gameeval_arena": True,
+                      "gameeval_user_seat": "people in a browser (gameeval arena)"},
+        ),
+        stats=EvalStats(started_at=_iso(min(s.created_at for s in sessions)),
+                        completed_at=_iso(max(s.finished_at or s.updated_at for s in sessions))),
+        samples=samples,
+    )
+    # the game's scorer reads each sample's record and calls no model: a keyless stand-in model
+    return score(log, game_scorer(spec), model=get_model("mockllm/model"), action="overwrite", display="none", copy=False)
+
+
+def report(sessions_by_game: dict[str, list[Session]], model: str) -> dict[str, Any]:
+    """The report JSON as the pytest plugin writes it (analysis/report.py validates it)."""
+    from pytest_gameeval import __version__
+    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, validate
+    from pytest_gameeval.inspect_ext.scorer import score_record
+    from pytest_gameeval.pytest_plugin.runner import dataset_digest
+
+    games: dict[str, Any] = {}
+    cases: list[dict[str, Any]] = []
+    for name, sessions in sorted(sessions_by_game.items()):
+        spec = get_spec(name)
+        records = [GameRecord.from_dict(s.record or {}) for s in sessions]
+        failures: dict[str, int] = defaultdict(int)
+        usage: dict[str, dict[str, Any]] = {}
+        for r in records:
+            for kind, n in r.failure_totals().items():
+                failures[kind] += n
+            for seat in r.seats:
+                agg = usage.setdefault(seat["name"], {"role": seat["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0})
+                if seat["model"] not in agg["models"]:
+                    agg["models"].append(seat["model"])
+                for k in ("input_tokens", "output_tokens", "calls"):
+                    agg[k] += r.usage.get(seat["name"], {}).get(k, 0)
+        decodings = {r.structured for r in records}
+        options = _options(sessions)
+        games[name] = {
+            "title": spec.title, "options": options, "dataset": dataset_digest(spec, sessions[0].options),
+            "cases_selected": len(sessions), "cases_reported": len(sessions), "cases_played": len(sessions), "cases_error": 0,
+            "metrics": spec.summarize(records), "rate_keys": list(spec.outcome_labels), "mean_keys": list(spec.mean_keys),
+            "directions": {k: ("higher" if v else "lower") for k, v in (getattr(spec, "higher_is_better", None) or {}).items()},
+            "usage": usage, "failures": dict(failures), "notes": sorted({n for r in records for n in r.notes}),
+            "structured": decodings.pop() if len(decodings) == 1 else "mixed",
+        }
+        for i, (s, r) in enumerate(zip(sessions, records)):
+            cases.append({"id": f"{name}[{sample_id(s)}]", "game": name, "case": r.instance_id, "row": r.instance_id, "trial": 0,
+                          "index": i, "status": "played", "seconds": round((s.finished_at or s.updated_at) - s.created_at, 3),
+                          "seed": r.seed, "outcome": r.label, "winner": r.outcome.get("winner"), "scores": score_record(spec, r),
+                          "failures": r.failures, "usage": r.usage, "structured": r.structured,
+                          "seats": {x["name"]: {"role": x["role"], "model": x["model"], "structured": bool(x.get("structured"))} for x in r.seats}})
+    data = {
+        "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "package": {"name": "pytest-gameeval", "version": __version__}, "git": None,
+        "models": {"evaluated": model, "roles": {"user": "people (gameeval arena)"}, "model_args": {}},
+        "settings": {"games": sorted(games), "trials": 1, "limit": None, "seed": None, "options": [], "concurrency": None,
+                     "cache": False, "source": "gameeval arena"},
+        "run": {"pytest_args": [], "workers": 0, "seconds": 0, "python": sys.version.split()[0], "records": None},
+        "games": games, "cases": cases, "gate": None,
+    }
+    return validate(data, "arena report")
+
+
+def finished_by_game(store: Store, model: str | None) -> tuple[str, dict[str, list[Session]]]:
+    sessions = store.sessions(FINISHED)
+    models = sorted({s.model for s in sessions})
+    if model is None and len(models) > 1:
+        raise GameEvalError(f"the store holds games against {', '.join(models)}: choose one with --model")
+    model = model or (models[0] if models else None)
+    chosen = [s for s in sessions if s.model == model]
+    if not chosen:
+        raise GameEvalError("no finished game in the store" + (f" against {model}" if model else ""))
+    by_game: dict[str, list[Session]] = defaultdict(list)
+    for s in chosen:
+        by_game[s.game].append(s)
+    return model, dict(by_game)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gameeval arena export", description=__doc__.splitlines()[0].split(": ", 1)[1])
+    parser.add_argument("output", help="the inspect log to write (.eval or .json); with several games, OUT-GAME.eval each")
+    parser.add_argument("--db", required=True, help="the arena's store: a SQLite file or a postgresql:// URL")
+    parser.add_argument("--model", help="the model whose games to export (needed when the store holds several)")
+    parser.add_argument("--report", help="also write the report JSON (the pytest plugin's schema) here")
+    args = parser.parse_args(argv)
+    from inspect_ai.log import write_eval_log
+
+    from pytest_gameeval.analysis.report import write_json_atomic
+
+    output = Path(args.output)
+    if output.suffix not in (".eval", ".json"):
+        raise GameEvalError(f"{output}: the output must end in .eval or .json")
+    if not output.parent.is_dir():
+        raise GameEvalError(f"{output}: directory {output.parent} does not exist")
+    store = Store(args.db)
+    try:
+        model, by_game = finished_by_game(store, args.model)
+    finally:
+        store.close()
+    targets = {g: output if len(by_game) == 1 else output.with_name(f"{output.stem}-{g}{output.suffix}") for g in by_game}
+    for path in [*targets.values(), *([Path(args.report)] if args.report else [])]:
+        if path.exists():
+            raise GameEvalError(f"{path} exists; give a new file name")
+    for game, sessions in sorted(by_game.items()):
+        log = eval_log(get_spec(game), model, sessions)
+        partial = targets[game].with_name(f".{targets[game].stem}.partial{targets[game].suffix}")
+        write_eval_log(log, str(partial))
+        partial.replace(targets[game])  # nothing half-written under the name asked for
+        print(f"{targets[game]}: {len(sessions)} {game} games against {model}")
+    if args.report:
+        write_json_atomic(args.report, report(by_game, model))
+        print(f"{args.report}: report of {sum(map(len, by_game.values()))} games")
+    return 0
