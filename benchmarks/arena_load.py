@@ -1,0 +1,246 @@
+"""Load on `gameeval arena` over HTTP on 127.0.0.1: scripted people play whole games at once.
+
+    python benchmarks/arena_load.py --players 50 --sessions 200 [--db URL] [--model gameeval/scripted]
+
+Starts the arena server (a subprocess, the real command, against a fresh SQLite file unless --db
+says otherwise), then `--players` people play concurrently, each finishing games one after another
+until `--sessions` games are finished (bounded: every person stops at its share, every request has
+a timeout, the whole run has --deadline). A person is an HTTP client doing what the page asks: the
+home page, the start form, then one post per move with the page's token and move number, until
+the outcome shows. Afterwards the store is read back: every session finished, and its stored
+moves are exactly the moves the people posted plus the model's replies (no move lost, none twice).
+
+Prints one JSON object: errors (non-2xx, timeouts), sessions finished, moves, and the move's
+response time excluding the model: p50/p95 of (client round trip - the server's `model` time from
+its Server-Timing header), beside the server's own `app` time, plus the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+SEQ = re.compile(r'name="seq" value="(\d+)"')
+CHOICE = re.compile(r'<button type="submit" name="text" value="([^"]+)"')
+CARD = re.compile(r'<div class="card" id="card">(.*?)</div>', re.S)
+TIMING = re.compile(r"(app|model);dur=([\d.]+)")
+GAMES = ("akinator", "taboo", "bluffing")
+# short games: the load is in the requests, not in long games
+FAST_OPTIONS = ["-T", "max_rounds=3", "-T", "max_questions=3"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ArenaServer:
+    """`gameeval arena` as a subprocess on 127.0.0.1 (its own process group; stopped by its pid)."""
+
+    def __init__(self, db: str, models: tuple[str, ...] = ("gameeval/scripted",), extra: list[str] | None = None,
+                 log: Path | None = None):
+        self.db, self.models, self.extra = db, models, extra or []
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log or Path(tempfile.mkstemp(prefix="arena-server-", suffix=".log")[1])
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 90.0) -> ArenaServer:
+        cmd = [sys.executable, "-m", "pytest_gameeval.cli", "arena", "--db", self.db, "--port", str(self.port), *self.extra]
+        for m in self.models:
+            cmd += ["--model", m]
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"arena server exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(self.url + "/", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"arena server did not answer within {timeout:.0f} s")
+
+    def kill9(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+
+    def __enter__(self) -> ArenaServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def person_reply(game: str, page: str, turn: int) -> str:
+    """What a cooperative scripted person types: a button's answer, or text that breaks no rule."""
+    choices = CHOICE.findall(page)
+    if choices:
+        return choices[turn % 2]  # Yes / No
+    if game == "taboo":
+        return ["Think of something you see every day.", "It is common in a city.", "People use it often.",
+                "You might find it at home.", "What comes to mind first?"][turn % 5]
+    return ["Yes, that is really how it was.", "It happened a few years ago.", "I remember it well.",
+            "Ask anyone who was there.", "I would not make that up."][turn % 5]
+
+
+class Person:
+    """One person's browser, as HTTP: cookies, the page's token and move number, one post per move."""
+
+    def __init__(self, client: httpx.AsyncClient):
+        self.client = client
+        self.latencies: list[tuple[float, float, float]] = []  # (round trip, model, app) seconds per move
+        self.posted = 0  # moves this person posted and the server accepted
+
+    async def start(self, game: str, model: str | None = None, nickname: str | None = None) -> str:
+        home = await self.client.get("/")
+        home.raise_for_status()
+        form = {"csrf": CSRF.search(home.text).group(1), "game": game}
+        if model:
+            form["model"] = model
+        if nickname:
+            form.update(nickname=nickname, consent="yes")
+        r = await self.client.post("/new", data=form)
+        if r.status_code != 303:
+            raise RuntimeError(f"/new answered {r.status_code}")
+        return r.headers["location"].rsplit("/", 1)[1]
+
+    async def page(self, sid: str) -> str:
+        r = await self.client.get(f"/s/{sid}")
+        r.raise_for_status()
+        return r.text
+
+    async def move(self, sid: str, page: str, text: str) -> httpx.Response:
+        started = time.perf_counter()
+        r = await self.client.post(f"/s/{sid}/move", headers={"X-Arena-Fetch": "1"},
+                                   data={"csrf": CSRF.search(page).group(1), "seq": SEQ.search(page).group(1), "text": text})
+        elapsed = time.perf_counter() - started
+        timing = dict(TIMING.findall(r.headers.get("server-timing", "")))
+        if r.status_code == 200:
+            self.posted += 1
+            self.latencies.append((elapsed, float(timing.get("model", 0)) / 1000, float(timing.get("app", 0)) / 1000))
+        return r
+
+    async def play(self, game: str, *, max_moves: int = 80, **start: Any) -> tuple[str, str]:
+        """A whole game; (session id, the last page)."""
+        sid = await self.start(game, **start)
+        page = await self.page(sid)
+        for turn in range(max_moves):
+            if 'id="outcome"' in page:
+                return sid, page
+            r = await self.move(sid, page, person_reply(game, page, turn))
+            r.raise_for_status()
+            page = r.text
+        raise RuntimeError(f"{game} session did not end within {max_moves} moves")
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+
+
+async def load(url: str, players: int, sessions: int, deadline: float) -> dict[str, Any]:
+    errors: list[str] = []
+    finished: list[tuple[str, str]] = []
+    people: list[Person] = []
+    share = [sessions // players + (i < sessions % players) for i in range(players)]
+    limits = httpx.Limits(max_connections=players, max_keepalive_connections=players)
+
+    async def one(i: int) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as client:
+            person = Person(client)
+            people.append(person)
+            for k in range(share[i]):
+                game = GAMES[(i + k) % len(GAMES)]
+                try:
+                    sid, _ = await person.play(game)
+                    finished.append((sid, game))
+                except Exception as e:  # counted, reported: a failed game is the benchmark's finding
+                    errors.append(f"{game}: {type(e).__name__}: {e}"[:300])
+
+    started = time.perf_counter()
+    await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(players))), deadline)
+    wall = time.perf_counter() - started
+    moves = [m for p in people for m in p.latencies]
+    excluding_model = [1000 * (trip - model) for trip, model, _ in moves]
+    app = [1000 * a for _, _, a in moves]
+    return {
+        "players": players, "sessions_planned": sessions, "sessions_finished": len(finished), "errors": errors,
+        "moves": len(moves), "person_moves_posted": sum(p.posted for p in people), "wall_seconds": round(wall, 2),
+        "moves_per_second": round(len(moves) / wall, 1) if wall else None,
+        "move_ms_excluding_model": {"p50": percentile(excluding_model, 50), "p95": percentile(excluding_model, 95)},
+        "server_app_ms": {"p50": percentile(app, 50), "p95": percentile(app, 95)},
+        "model_ms": {"p50": percentile([1000 * m for _, m, _ in moves], 50)},
+        "finished_ids": finished,
+    }
+
+
+def check_store(db: str, finished: list[tuple[str, str]], posted: int) -> dict[str, Any]:
+    """Read the store back: every finished session is there with its record; the people's stored
+    moves equal the moves they posted (none lost, none twice)."""
+    from pytest_gameeval.arena.store import FINISHED, Store
+
+    store = Store(db)
+    try:
+        sessions = {s.id: s for s in store.sessions()}
+        by_person = store.person_moves()
+    finally:
+        store.close()
+    missing = [sid for sid, _ in finished if sid not in sessions or sessions[sid].status != FINISHED or not sessions[sid].record]
+    stored_person_moves = sum(by_person.get(sid, 0) for sid, _ in finished)
+    return {"sessions_in_store": len(sessions), "finished_missing": len(missing),
+            "person_moves_stored": stored_person_moves, "person_moves_posted": posted,
+            "lost_or_duplicated_moves": posted - stored_person_moves}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=50)
+    parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--db", help="a SQLite file or postgresql:// URL (default: a fresh SQLite file in a temporary directory)")
+    parser.add_argument("--model", default="gameeval/scripted")
+    parser.add_argument("--deadline", type=float, default=900.0, help="seconds before the run stops itself")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="arena-load-") as tmp:
+        db = args.db or str(Path(tmp) / "arena.db")
+        with ArenaServer(db, (args.model,), FAST_OPTIONS, Path(tmp) / "server.log") as server:
+            result = asyncio.run(load(server.url, args.players, args.sessions, args.deadline))
+        result["store"] = check_store(db, result["finished_ids"], result["person_moves_posted"])
+    del result["finished_ids"]
+    result["backend"] = "postgresql" if args.db and args.db.startswith("postgres") else "sqlite"
+    result["load_average"] = os.getloadavg()
+    print(json.dumps(result, indent=2))
+    ok = not result["errors"] and result["sessions_finished"] == args.sessions and result["store"]["lost_or_duplicated_moves"] == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
