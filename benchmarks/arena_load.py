@@ -54,8 +54,9 @@ class ArenaServer:
     """`gameeval arena` as a subprocess on 127.0.0.1 (its own process group; stopped by its pid)."""
 
     def __init__(self, db: str, models: tuple[str, ...] = ("gameeval/scripted",), extra: list[str] | None = None,
-                 log: Path | None = None):
+                 log: Path | None = None, env: dict[str, str] | None = None, cwd: Path | None = None):
         self.db, self.models, self.extra = db, models, extra or []
+        self.env, self.cwd = env, cwd
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log or Path(tempfile.mkstemp(prefix="arena-server-", suffix=".log")[1])
@@ -66,7 +67,8 @@ class ArenaServer:
         for m in self.models:
             cmd += ["--model", m]
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                         env={**os.environ, **(self.env or {})}, cwd=self.cwd)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -4,26 +4,16 @@ server started for the test (Debian's `postgresql` binaries; as root, run as the
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 from glob import glob
 from pathlib import Path
 from typing import Iterator
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def load_bench(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from test_benchmarks import load as load_bench  # noqa: F401  (a benchmark script as a module)
 
 
 def _pg_bin() -> Path | None:

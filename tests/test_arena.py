@@ -58,6 +58,18 @@ def _play(spec, session, store, model, text=None):
     return asyncio.run(advance(spec, store.get(session.id), store, model, text))[0]
 
 
+def test_the_schema_is_versioned_and_migrating_twice_changes_nothing(tmp_path):
+    import sqlalchemy as sa
+
+    for _ in range(2):  # a restart runs the migrations again: nothing to do
+        store = _store(tmp_path)
+        with store.engine.connect() as c:
+            assert c.execute(sa.text("select version_num from arena_schema_version")).scalars().all() == ["0001"]
+        store.close()
+    with pytest.raises(Exception, match="does not exist"):
+        Store(str(tmp_path / "no-such-dir" / "arena.db"))
+
+
 def test_every_move_is_stored_and_a_reopened_store_continues_the_same_game(tmp_path):
     spec = get_spec("taboo")
     store = _store(tmp_path)
@@ -164,8 +176,14 @@ def database(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(database, tmp_path_factory):
-    log = tmp_path_factory.mktemp("arena-log") / "server.log"
-    with bench.ArenaServer(database, extra=bench.FAST_OPTIONS, log=log) as running:
+    """The server, with its home, data, cache and working directories in one temporary tree (so a
+    test can search everything it wrote outside the store)."""
+    home = tmp_path_factory.mktemp("arena-home")
+    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
+           "XDG_CONFIG_HOME": str(home / "config"), "TMPDIR": str(home / "tmp")}
+    (home / "tmp").mkdir()
+    with bench.ArenaServer(database, extra=bench.FAST_OPTIONS, log=home / "server.log", env=env, cwd=home) as running:
+        running.home = home
         yield running
 
 
@@ -261,6 +279,29 @@ def test_over_long_text_is_refused_and_not_stored(server):
     store = Store(server.db)
     assert not [m for m in store.get(sid).history if m.by_person]
     store.close()
+
+
+def test_nothing_the_person_types_is_written_outside_the_store(server):
+    """The server's log, home, data, cache, temporary and working directories hold no trace of a
+    person's text (inspect writes its trace files only inside an eval; the access log is off)."""
+    marker = "zq" + "".join(random.Random().choices("abcdefghijklmnopqrstuvwxyz", k=20))
+
+    async def scenario():
+        async with _client(server) as client:
+            person = bench.Person(client)
+            sid = await person.start("taboo")
+            page = await person.page(sid)
+            await person.move(sid, page, f"Think of {marker} please.")
+            return sid
+
+    sid = asyncio.run(scenario())
+    store = Store(server.db)
+    assert any(marker in m.text for m in store.get(sid).history)  # it is in the store
+    store.close()
+    found = [str(p) for p in server.home.rglob("*") if p.is_file() and not p.name.startswith("arena.db")
+             and marker.encode() in p.read_bytes()]
+    assert not found, f"the person's text was written to {found}"
+    assert server.home.joinpath("server.log").read_text().count("arena: http://") == 1
 
 
 def test_a_small_load_loses_no_move(server):
@@ -360,3 +401,43 @@ def test_kill_9_mid_twenty_sessions_then_every_session_continues(database, tmp_p
         assert all('id="outcome"' in page for page in old)
     finally:
         server.stop()
+
+
+def test_the_docs_commands_run_as_written(tmp_path):
+    """docs/arena.md's two blocks as a user runs them: the server (then a person plays a game),
+    then the export; the log it writes opens in inspect."""
+    import os
+    import signal
+    import time
+
+    from inspect_ai.log import read_eval_log
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "arena.md").read_text(encoding="utf-8")
+    serve, export = re.findall(r"^```bash\n(.*?)^```", doc, re.S | re.M)
+    port = re.search(r"--port (\d+)", serve).group(1)
+    proc = subprocess.Popen(["bash", "-c", serve.strip()], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while "http://" not in (proc.stdout.readline() or "") and time.monotonic() < deadline:
+            assert proc.poll() is None, "the arena command exited"
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):  # printed before uvicorn listens
+            try:
+                httpx.get(url + "/", timeout=2)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+
+        async def one_game():
+            async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+                await bench.Person(client).play("bluffing")
+
+        asyncio.run(one_game())
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", export], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert read_eval_log(str(tmp_path / "arena.eval")).status == "success"
+    assert json.loads((tmp_path / "arena-report.json").read_text())["games"]["bluffing"]["cases_played"] == 1
