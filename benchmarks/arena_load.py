@@ -12,7 +12,8 @@ moves are exactly the moves the people posted plus the model's replies (no move 
 
 Prints one JSON object: errors (non-2xx, timeouts), sessions finished, moves, and the move's
 response time excluding the model: p50/p95 of (client round trip - the server's `model` time from
-its Server-Timing header), beside the server's own `app` time, plus the load average.
+its Server-Timing header), beside the server's own `app` time, the server's CPU time per request
+(model calls included; on a shared machine the latencies follow its load) and the load average.
 """
 
 from __future__ import annotations
@@ -80,6 +81,11 @@ class ArenaServer:
                 time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"arena server did not answer within {timeout:.0f} s")
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process has used so far (Linux /proc)."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def kill9(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -234,7 +240,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="arena-load-") as tmp:
         db = args.db or str(Path(tmp) / "arena.db")
         with ArenaServer(db, (args.model,), FAST_OPTIONS, Path(tmp) / "server.log") as server:
+            cpu_before = server.cpu_seconds()
             result = asyncio.run(load(server.url, args.players, args.sessions, args.deadline))
+            server_cpu = server.cpu_seconds() - cpu_before
+        requests = result["moves"] + 3 * result["sessions_finished"]  # each game: home page, start form, first page
+        # load-independent: the server's CPU per request, the (scripted) model's calls through inspect included
+        result["server_cpu_ms_per_request"] = round(1000 * server_cpu / requests, 2) if requests else None
         result["store"] = check_store(db, result["finished_ids"], result["person_moves_posted"])
     del result["finished_ids"]
     result["backend"] = "postgresql" if args.db and args.db.startswith("postgres") else "sqlite"

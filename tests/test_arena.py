@@ -441,3 +441,15 @@ def test_the_docs_commands_run_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     assert read_eval_log(str(tmp_path / "arena.eval")).status == "success"
     assert json.loads((tmp_path / "arena-report.json").read_text())["games"]["bluffing"]["cases_played"] == 1
+
+
+def test_the_load_benchmark_runs_as_documented_and_checks_the_store():
+    """benchmarks/arena_load.py as docs/arena.md gives it, at a tiny size: its JSON says every
+    session finished, no error, no move lost, and the move latency."""
+    done = subprocess.run([sys.executable, str(Path(bench.__file__)), "--players", "2", "--sessions", "3"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["sessions_finished"] == 3 and result["errors"] == [] and result["store"]["lost_or_duplicated_moves"] == 0
+    assert result["move_ms_excluding_model"]["p95"] >= result["move_ms_excluding_model"]["p50"] > 0
+    assert result["server_cpu_ms_per_request"] > 0
