@@ -35,7 +35,7 @@ def _driver(javascript: bool):
     if not javascript:
         options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(60)
+    driver.set_page_load_timeout(240)  # the results page imports matplotlib on first use; CI machines are shared
     return driver
 
 
@@ -48,7 +48,7 @@ def _start(driver, url: str, game: str) -> None:
 
     Select(driver.find_element(By.ID, "game-choice")).select_by_value(game)
     driver.find_element(By.ID, "start").click()
-    WebDriverWait(driver, 60).until(lambda d: "/s/" in d.current_url or d.find_elements(By.TAG_NAME, "h1")
+    WebDriverWait(driver, 180).until(lambda d: "/s/" in d.current_url or d.find_elements(By.TAG_NAME, "h1")
                                     and d.find_element(By.TAG_NAME, "h1").text != "gameeval arena")
     assert "/s/" in driver.current_url, driver.find_element(By.TAG_NAME, "body").text[:300]
 
@@ -59,7 +59,7 @@ def _play(driver, game: str, shots: Path | None, javascript: bool) -> str:
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(driver, 60)
+    wait = WebDriverWait(driver, 180)
     card = driver.find_element(By.ID, "card").text
     word = re.search(r'secret word is "([^"]+)"', card)
     for turn in range(30):
