@@ -1,7 +1,10 @@
-"""The docs are code: every shell block a user would copy from README.md, docs/your-data.md and
-docs/local-models.md runs
-here exactly as written, in an empty directory holding only a copy of `tasks/` (the README speaks to
-a clone), with this environment's commands on PATH.
+"""The docs are code: every shell block a user would copy from README.md and the docs it sends
+users to (DOCS) runs here exactly as written, in a directory holding a copy of what a clone has at
+its top (`tasks/`, `tests/`, `pyproject.toml`: the README speaks to a clone, so a pytest command
+there collects the project's own suite unless told not to), with this environment's commands on PATH.
+
+A block preceded by `<!-- doc-test: exit N; expect "TEXT"; ... -->` must end with exit status N and
+print every TEXT (the README's gate example fails on purpose and says why).
 
 Blocks run in order, one directory per file, so a block may use what an earlier one wrote. A
 python block whose first line is `# NAME.py` is saved as NAME.py (the README's fixture example,
@@ -26,15 +29,28 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import get_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "docs/your-data.md", "docs/local-models.md"]
+DOCS = ["README.md", "docs/running-evaluations.md", "docs/pytest-plugin.md", "docs/your-data.md",
+        "docs/embedded-model.md", "docs/local-models.md"]
+ALL_SLOW = ("docs/embedded-model.md", "docs/local-models.md")  # every block needs the embedded model or a server
+CLONE_TOP = ("tasks", "tests", "pyproject.toml")
 SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")
 THIS_SUITE = 'pytest -m "not slow"'
 SERVERS = ("inspect view", "gameeval serve-local")
-BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^(?:<!-- doc-test: (?P<expect>.*?) -->\n)?```(?P<lang>\w+)\n(?P<body>.*?)^```", re.S | re.M)
 
 
 def blocks(doc: str) -> list[tuple[str, str]]:
-    return [(lang, body) for lang, body in BLOCK.findall((ROOT / doc).read_text(encoding="utf-8"))]
+    return [(m["lang"], m["body"]) for m in BLOCK.finditer((ROOT / doc).read_text(encoding="utf-8"))]
+
+
+def expectations(doc: str) -> dict[str, tuple[int, list[str]]]:
+    """block body -> (exit status, texts the output must hold), from its doc-test comment."""
+    out = {}
+    for m in BLOCK.finditer((ROOT / doc).read_text(encoding="utf-8")):
+        if m["expect"]:
+            status = re.search(r"exit (\d+)", m["expect"])
+            out[m["body"]] = (int(status[1]) if status else 0, re.findall(r'expect "([^"]+)"', m["expect"]))
+    return out
 
 
 def shell_blocks(doc: str) -> list[str]:
@@ -53,7 +69,7 @@ def commands(block: str) -> list[str]:
     return [line for line in joined.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
-def run_block(block: str, workdir: Path, timeout: float) -> None:
+def run_block(block: str, workdir: Path, timeout: float, expect: tuple[int, list[str]] = (0, [])) -> None:
     """Run a block as one bash script (set -e); a server command starts in the background, is
     waited for until it prints its address, and is stopped after the block's other commands."""
     servers = [c for c in commands(block) if c.lstrip().startswith(SERVERS)]
@@ -76,7 +92,10 @@ def run_block(block: str, workdir: Path, timeout: float) -> None:
                 pytest.fail(f"server command printed no address: {command}")
         result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=workdir, env=env_for(workdir),
                                 capture_output=True, text=True, timeout=timeout)
-        assert result.returncode == 0, f"block failed ({result.returncode}):\n{block}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        status, texts = expect
+        assert result.returncode == status, f"block ended {result.returncode}, not {status}:\n{block}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        missing = [t for t in texts if t not in result.stdout + result.stderr]
+        assert not missing, f"block did not print {missing}:\n{block}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     finally:
         for proc in started:
             os.killpg(proc.pid, 15)
@@ -90,7 +109,12 @@ def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(workdir)], check=True, timeout=120)
     else:
         workdir.mkdir()
-        shutil.copytree(ROOT / "tasks", workdir / "tasks")
+        for name in CLONE_TOP:
+            if (ROOT / name).is_dir():
+                shutil.copytree(ROOT / name, workdir / name, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy(ROOT / name, workdir / name)
+    expected = expectations(doc)
     ran = 0
     for lang, body in blocks(doc):
         first = body.splitlines()[0] if body.strip() else ""
@@ -101,12 +125,12 @@ def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
             continue
         if any(mark in body for mark in SLOW_MARKS) != slow:
             continue
-        run_block(body, workdir, timeout=3600 if slow else 600)
+        run_block(body, workdir, timeout=3600 if slow else 600, expect=expected.get(body, (0, [])))
         ran += 1
     return ran
 
 
-@pytest.mark.parametrize("doc", [d for d in DOCS if d != "docs/local-models.md"])  # all its blocks are slow
+@pytest.mark.parametrize("doc", [d for d in DOCS if d not in ALL_SLOW])
 def test_every_quick_block_runs_as_written(doc, tmp_path):
     assert play_doc(doc, tmp_path, slow=False) >= 1
 
@@ -117,11 +141,22 @@ def test_every_slow_block_runs_as_written(doc, tmp_path):
     play_doc(doc, tmp_path, slow=True)
 
 
-def test_the_readme_fixture_example_and_its_command_are_in_the_readme():
-    """The fixture example must stay runnable by the README's own command (not skipped, not dropped)."""
-    saved = [b for lang, b in blocks("README.md") if lang == "python" and b.startswith("# test_answerer.py")]
-    assert saved, "README.md lost its '# test_answerer.py' fixture example"
-    assert any("pytest test_answerer.py" in b and "--gameeval-model" in b for b in shell_blocks("README.md"))
+def test_the_fixture_example_and_its_command_are_in_the_plugin_docs():
+    """The fixture example must stay runnable by the docs' own command (not skipped, not dropped)."""
+    doc = "docs/pytest-plugin.md"
+    saved = [b for lang, b in blocks(doc) if lang == "python" and b.startswith("# test_answerer.py")]
+    assert saved, f"{doc} lost its '# test_answerer.py' fixture example"
+    assert any("pytest test_answerer.py" in b and "--gameeval-model" in b for b in shell_blocks(doc))
+
+
+def test_the_readme_gate_example_plays_only_the_game_cases_and_catches_a_regression():
+    """In a clone, the gate example must not run the project's suite (--gameeval-only), and it must
+    end in a verdict that teaches something: a regression caught, exit 1."""
+    gate = [(body, want) for body, want in expectations("README.md").items() if "--gameeval-baseline" in body]
+    assert gate, "README.md's gate example lost its doc-test expectation"
+    body, (status, texts) = gate[0]
+    assert all("--gameeval-only" in c for c in commands(body) if c.startswith("pytest"))
+    assert status == 1 and any("FAILED" in t for t in texts)
 
 
 def test_every_row_format_in_the_data_docs_loads(tmp_path):
