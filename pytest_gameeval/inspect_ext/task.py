@@ -12,7 +12,9 @@ from inspect_ai.model import model_roles
 from inspect_ai.model._model import active_model
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.progress import progress_seconds
 from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers its inspect hooks)
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, score_tag
 from pytest_gameeval.inspect_ext.solver import play_game
@@ -36,6 +38,7 @@ def game_task(game: str, **task_args: Any) -> Task:
         spec = get_spec(game)
         options = spec.parse_options({k: v for k, v in task_args.items() if v is not None})
         rows = spec.select_rows(options)
+        progress_seconds()  # a bad GAMEEVAL_PROGRESS_SECONDS: one line now, not in a hook mid-run
         for model in _models_of_this_eval():  # e.g. a scripted strength the game lacks: one line, before play
             spec.check_scripted_model(model)
     except GameEvalError as e:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
 from pytest_gameeval.pytest_plugin.settings import (
@@ -170,6 +171,7 @@ class GameEvalState:
         self.report_path: Path | None = None
         self.gate_summary: dict[str, Any] | None = None
         self.started = time.time()
+        self.ticker: Ticker | None = None
 
     @property
     def runner(self) -> Any:
@@ -317,6 +319,50 @@ def _prepare(state: GameEvalState) -> None:
     _open_journal(state)
     if not state.is_controller:
         state.runner.pool.check()
+        _start_progress(state)
+
+
+# The real stdout and stderr, kept before pytest's capture takes fds 1 and 2 (a test's output is
+# captured, and the game cases play inside a test): progress lines for CI logs go there. An xdist
+# worker writes to the stderr it inherited (it has no terminal of its own).
+_REAL_STREAMS: dict[int, Any] = {}
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> Any:
+    for fd in (1, 2):
+        if fd not in _REAL_STREAMS:
+            try:
+                _REAL_STREAMS[fd] = os.fdopen(os.dup(fd), "w", buffering=1)
+            except OSError:  # no such fd: no progress lines there
+                pass
+    return (yield)
+
+
+def _start_progress(state: GameEvalState) -> None:
+    """Without a terminal (CI), a line per game every GAMEEVAL_PROGRESS_SECONDS from each process
+    that plays: games finished (of the session's total; an xdist worker counts its own share),
+    the headline so far and the outcomes."""
+    seconds = progress_seconds()
+    worker = getattr(state.config, "workerinput", {}).get("workerid")
+    stream = _REAL_STREAMS.get(2 if worker else 1)  # one process: beside pytest's own report (stdout)
+    if seconds is None or stream is None or not without_terminal(stream):
+        return
+    for name, plan in state.plans.items():
+        label = f"{name} ({worker}'s share of {len(plan.cases)})" if worker else name
+        state.runner.progress[name] = Tally(label, None if worker else len(plan.cases), plan.spec.headline)
+    broken_at = [0]
+
+    def write(line: str) -> None:
+        terminal = None if worker else state.config.pluginmanager.get_plugin("terminalreporter")
+        width = terminal._tw.width_of_current_line if terminal is not None else 0
+        if width and width != broken_at[0]:  # pytest is mid-line ("gameeval ...."): end it first
+            stream.write("\n")
+        broken_at[0] = width
+        stream.write(line + "\n")
+        stream.flush()
+
+    state.ticker = Ticker(seconds, lambda: list(state.runner.progress.values()), write).start()
 
 
 def report_path_of(state: GameEvalState) -> Path:
@@ -348,6 +394,8 @@ def _open_journal(state: GameEvalState) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
+    if state is not None and state.ticker is not None:
+        state.ticker.stop()
     if state is not None and state._runner is not None:
         state._runner.close()
 

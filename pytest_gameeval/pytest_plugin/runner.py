@@ -275,6 +275,8 @@ class Runner:
         self._loop: asyncio.Runner | None = None
         self.journal: Any = None  # journal.Journal: finished games are appended as they end
         self.resumed: dict[str, dict[str, Any]] = {}  # case name -> journal entry of a killed run
+        self.reused: list[str] = []  # cases taken from the journal instead of played
+        self.progress: dict[str, Any] = {}  # game -> engine.progress.Tally, when progress lines are wanted
 
     def run(self, coro: Any) -> Any:
         if self._loop is None:
@@ -290,23 +292,36 @@ class Runner:
         entry = self.resumed.get(case.name)
         if entry is None or entry["options"] != json.loads(json.dumps(case.options)):
             return None
+        self.reused.append(case.name)
         return CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],
                           reason="resumed: finished by an earlier, interrupted run (journal)")
 
     async def _play_one(self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None) -> CaseResult:
+        tally = None if overrides else self.progress.get(case.game)
         if not overrides and (resumed := self._resumed(case)) is not None:
+            if tally is not None:
+                tally.game_started()
+                tally.game_finished(resumed.record.label, resumed.scores)  # type: ignore[union-attr]
             return resumed
         async with sem:
             notes: list[str] = []
             start = time.perf_counter()
+            if tally is not None:
+                tally.game_started()
             try:
                 spec = get_spec(case.game)
                 record = await play_case(spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes)
                 scores = spec.score(record)
             except NoModelError as e:
+                if tally is not None:
+                    tally.started -= 1
                 return CaseResult(case, "not played", reason=str(e))
             except Exception:  # a harness or rules bug: the case fails with the traceback
+                if tally is not None:
+                    tally.game_finished(None, None)
                 return CaseResult(case, "error", error=traceback.format_exc(), seconds=time.perf_counter() - start)
+            if tally is not None:
+                tally.game_finished(record.label, scores)
             if self.journal is not None and not overrides:
                 self.journal.append(case.name, case.options, record.to_dict(), scores)
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)

@@ -1,0 +1,68 @@
+"""Progress lines on stderr for `inspect eval` without a terminal (CI logs).
+
+inspect's display shows progress only on a terminal; written to a file it prints "Monitor from
+another shell..." and nothing more until the end. These inspect hooks count each gameeval task's
+samples (the total from the eval's own sample ids x epochs, so --limit and --epochs count) and
+their scores as they end; a `Ticker` prints one line per game every GAMEEVAL_PROGRESS_SECONDS.
+Registered when a gameeval task is built (task.py imports this module), so inspect runs without
+our tasks never load it; hooks of tasks that are not ours do nothing."""
+
+from __future__ import annotations
+
+import sys
+
+from inspect_ai.hooks import Hooks, SampleEnd, SampleStart, TaskEnd, TaskStart, hooks
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
+from pytest_gameeval.games.registry import get_spec
+
+_TALLIES: dict[str, Tally] = {}  # eval id -> its game's counts
+_TICKER: list[Ticker] = []
+
+
+def _write(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@hooks(name="gameeval_progress", description="gameeval: progress lines on stderr when there is no terminal")
+class GameEvalProgress(Hooks):
+    def enabled(self) -> bool:
+        try:
+            return without_terminal(sys.stderr) and progress_seconds() is not None
+        except GameEvalError:  # said in one line when the task is built (task.py)
+            return False
+
+    async def on_task_start(self, data: TaskStart) -> None:
+        game = (data.spec.metadata or {}).get("gameeval_game")
+        if not game:
+            return
+        dataset = data.spec.dataset
+        samples = len(dataset.sample_ids) if dataset.sample_ids is not None else (dataset.samples or 0)
+        epochs = data.spec.config.epochs or 1
+        _TALLIES[data.eval_id] = Tally(game, samples * epochs, get_spec(game).headline)
+        if not _TICKER:
+            seconds = progress_seconds()
+            assert seconds is not None  # enabled() checked it
+            _TICKER.append(Ticker(seconds, lambda: list(_TALLIES.values()), _write).start())
+
+    async def on_sample_start(self, data: SampleStart) -> None:
+        tally = _TALLIES.get(data.eval_id)
+        if tally is not None:
+            tally.game_started()
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        tally = _TALLIES.get(data.eval_id)
+        if tally is None:
+            return
+        score = next(iter((data.sample.scores or {}).values()), None)
+        values = score.value if score is not None and isinstance(score.value, dict) else None
+        if values is None:  # the sample failed before it was scored
+            tally.game_finished(None, None)
+            return
+        labels = get_spec(tally.game).outcome_labels
+        label = next((k for k in labels if values.get(k) == 1), "?")
+        tally.game_finished(label, {k: float(v) for k, v in values.items() if isinstance(v, (int, float))})
+
+    async def on_task_end(self, data: TaskEnd) -> None:
+        _TALLIES.pop(data.eval_id, None)  # inspect prints the final summary

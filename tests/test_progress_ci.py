@@ -1,0 +1,94 @@
+"""Without a terminal (CI, output to a file) both front ends print progress lines: games finished of
+the total and the headline so far, every GAMEEVAL_PROGRESS_SECONDS (here a short interval, and a
+scripted model with latency so the games take a few seconds)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.progress import PROGRESS_ENV, Tally, progress_seconds
+
+BIN = Path(sys.executable).parent
+LINE = re.compile(r"^gameeval progress \((\d+) s\): (askguess[^:]*): (\d+)(?: of (\d+))? games? finished, (\d+) playing(.*)$", re.M)
+
+
+def run_without_terminal(args: list[str], cwd: Path, seconds: str = "0.5") -> str:
+    """The command with stdout and stderr going to a file, as in CI; returns what it wrote."""
+    out = cwd / "out.txt"
+    env = {**os.environ, "CI": "true", PROGRESS_ENV: seconds, "PATH": f"{BIN}:{os.environ['PATH']}",
+           "INSPECT_LOG_DIR": str(cwd / "logs")}
+    with out.open("w") as f:
+        subprocess.run(args, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=600)
+    return out.read_text()
+
+
+def lines_of(text: str) -> list[re.Match[str]]:
+    return list(LINE.finditer(text))
+
+
+def test_inspect_eval_prints_progress_lines_on_stderr(tmp_path):
+    text = run_without_terminal(["inspect", "eval", "gameeval/askguess", "--model", "gameeval/scripted/random",
+                                 "-M", "latency=0.2", "--limit", "6", "-T", "max_rounds=8"], tmp_path)
+    found = lines_of(text)
+    assert len(found) >= 2, text[-3000:]
+    assert {m[4] for m in found} == {"6"}  # the total is the eval's samples (--limit), not the dataset
+    assert any(int(m[3]) > 0 and "ST " in m[6] and "(headline)" in m[6] and "outcomes " in m[6] for m in found), text[-3000:]
+
+
+def test_the_plugin_prints_progress_lines_in_one_process(tmp_path):
+    text = run_without_terminal([str(BIN / "pytest"), "--gameeval-only", "-p", "no:cacheprovider",
+                                 "--gameeval-model=gameeval/scripted/random", "--gameeval-model-arg", "latency=0.2",
+                                 "--gameeval-games", "askguess", "--gameeval-limit", "6",
+                                 "--gameeval-option", "max_rounds=8"], tmp_path)
+    found = lines_of(text)
+    assert len(found) >= 2, text[-3000:]
+    assert {m[4] for m in found} == {"6"}
+    assert any(int(m[3]) > 0 and "(headline)" in m[6] for m in found), text[-3000:]
+    assert "6 passed" in text  # and the final summary as usual
+
+
+def test_the_plugin_prints_progress_lines_from_xdist_workers(tmp_path):
+    text = run_without_terminal([str(BIN / "pytest"), "-n", "2", "--gameeval-only", "-p", "no:cacheprovider",
+                                 "--gameeval-model=gameeval/scripted/random", "--gameeval-model-arg", "latency=0.2",
+                                 "--gameeval-games", "askguess", "--gameeval-limit", "6", "--gameeval-shard-size", "3",
+                                 "--gameeval-option", "max_rounds=8"], tmp_path)
+    found = lines_of(text)
+    workers = {re.search(r"\((gw\d)'s share of 6\)", m[2])[1] for m in found if "share" in m[2]}
+    assert workers == {"gw0", "gw1"}, text[-3000:]
+
+
+def test_no_lines_when_turned_off(tmp_path):
+    text = run_without_terminal([str(BIN / "pytest"), "--gameeval-only", "-p", "no:cacheprovider",
+                                 "--gameeval-model=gameeval/scripted/random", "--gameeval-model-arg", "latency=0.1",
+                                 "--gameeval-games", "askguess", "--gameeval-limit", "2"], tmp_path, seconds="0")
+    assert not lines_of(text) and "2 passed" in text
+
+
+def test_a_line_counts_outcomes_and_skips_undefined_headlines(monkeypatch):
+    tally = Tally("spyfall", 4, "spy_win")
+    for label, scores in [("villager_win", {"spy_win": 0.0}), ("spy_win", {"spy_win": 1.0}), ("x", {"spy_win": float("nan")})]:
+        tally.game_started()
+        tally.game_finished(label, scores)
+    tally.game_started()
+    assert tally.line() == "spyfall: 3 of 4 games finished, 1 playing, spy_win 1/2 = 50% (headline), outcomes spy_win 1 villager_win 1 x 1"
+    tally.game_finished(None, None)
+    assert tally.line().endswith(", 1 harness errors")
+    monkeypatch.setenv(PROGRESS_ENV, "soon")
+    with pytest.raises(GameEvalError, match=f"^{PROGRESS_ENV}='soon' must be a number of seconds"):
+        progress_seconds()
+
+
+@pytest.mark.parametrize("command", [["inspect", "eval", "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1"],
+                                     [str(BIN / "pytest"), "--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model=gameeval/scripted",
+                                      "--gameeval-games", "askguess", "--gameeval-limit", "1"]], ids=["inspect", "pytest"])
+def test_a_bad_interval_is_one_line(tmp_path, command):
+    text = run_without_terminal(command, tmp_path, seconds="soon")
+    assert "Traceback" not in text
+    assert f"gameeval: {PROGRESS_ENV}='soon' must be a number of seconds" in " ".join(text.split()), text[-2000:]
