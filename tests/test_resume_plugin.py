@@ -44,6 +44,9 @@ def test_kill_then_resume_plays_only_the_missing_games(tmp_path):
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 4  # every game exactly once
     resumed = [c["id"] for c in report["cases"] if c.get("reason", "").startswith("resumed")]
     assert sorted(resumed) == sorted(finished)
+    n = len(finished)  # the summary says how many finished games it reused
+    assert f"resumed: reused {n} finished {'game' if n == 1 else 'games'} from the journal of an interrupted run, played {4 - n} of 4" in done.stdout
+    assert report["run"]["reused_from_journal"] == n
     assert all(c["status"] == "played" for c in report["cases"])
     assert not list((tmp_path / "out").glob("*.journal-*"))  # the complete report clears the journal
 

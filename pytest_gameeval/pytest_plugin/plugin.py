@@ -59,6 +59,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-shard-size", "gameeval_shard_size", "string", "0", "cases played together by one process (0: the concurrency)"),
     ("--gameeval-cache", "gameeval_cache", "bool", False, "cache model calls with inspect's cache"),
     ("--gameeval-only", "gameeval_only", "bool", False, "run only the game cases: collect no test files (e.g. for a CI gate)"),
+    ("--gameeval-summary-md", "gameeval_summary_md", "string", "", "also write the summary as markdown to this file (a PR comment; appended to $GITHUB_STEP_SUMMARY when set)"),
     ("--gameeval-resume", "gameeval_resume", "bool", False, "reuse the games a killed run of the same cases finished (its journal beside the report)"),
     ("--gameeval-gate-alpha", "gameeval_gate_alpha", "string", "0.05", "gate: false-alarm rate per game"),
     ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of stopping early as 'not regressed'"),
@@ -445,6 +446,8 @@ class GameCaseItem(pytest.Item):
             for kind, n in record.failure_totals().items():
                 self.user_properties.append((f"gameeval_{kind}", n))
             self.user_properties.append(("gameeval_seed", record.seed))
+            for key, value in (result.scores or {}).items():  # the game's metrics, as --junitxml properties
+                self.user_properties.append((f"gameeval_score_{key}", value))
         if result.status == "error":
             raise GameCaseError(result.error)
         if result.status == "not played":
@@ -583,7 +586,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
         return
     payloads = state.merged if state.is_controller else [_local_payload(state)]
-    if not any(p["cases"] for p in payloads):
+    if not any(p["cases"] for p in payloads) and not _broken_and_selected(state, session):
         return  # no game case ran (deselected or skipped): nothing to report
     try:
         write_session_report(state, payloads)
@@ -593,6 +596,26 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if state.gate_summary and state.gate_summary["verdict"] == "fail" and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _broken_and_selected(state: GameEvalState, session: pytest.Session) -> list[str]:
+    """Games whose data could not be read and whose item was selected (it failed with the reason)."""
+    selected = {i.name.split("[")[0] for i in session.items if isinstance(i, GameCaseItem) and i.broken is not None}
+    if state.is_controller:  # the controller runs no item; its collection is the same
+        selected = set(state.broken)
+    return sorted(g for g in state.broken if g in selected)
+
+
+def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
+    """A game whose cases could not be made (its data): in the report, with no games and the reason."""
+    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys
+
+    spec = get_spec(name)
+    rate_keys, mean_keys = score_keys(spec)
+    return {"title": spec.title, "options": {}, "dataset": {}, "cases_selected": 0, "cases_reported": 0, "cases_played": 0,
+            "cases_error": 0, "metrics": {}, "rate_keys": rate_keys, "mean_keys": mean_keys,
+            "directions": directions_of(spec, settings), "usage": {}, "failures": {}, "notes": [], "structured": None,
+            "data_error": reason}
 
 
 def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
@@ -658,10 +681,16 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             # structured decoding as actually used by the game's seats: "on", "off" or "mixed"
             "structured": decodings.pop() if len(decodings) == 1 else ("mixed" if decodings else None),
         }
+    for name in sorted(state.broken):
+        if name not in games:
+            games[name] = _errored_game(name, state.broken[name], settings)
+    data_errors = sorted(g for g in games if games[g].get("data_error"))
     gate_summary = None
     if state.baseline is not None:
         missing = sorted(g for g in games if g not in state.baseline["games"])
-        failing = any(g["verdict"] == "fail" for g in gates.values()) or (missing and not settings.gate.allow_missing)
+        missing = [g for g in missing if g not in data_errors]
+        failing = (any(g["verdict"] == "fail" for g in gates.values()) or (missing and not settings.gate.allow_missing)
+                   or bool(data_errors))
         gate_summary = {
             "baseline": str(state.baseline_path),
             "baseline_models": state.baseline.get("models"),
@@ -671,7 +700,8 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
             "looks": settings.gate.looks,
             "games": gates,
-            "not_gated": sorted(g for g in games if g not in gates and g not in missing),
+            "not_gated": sorted(g for g in games if g not in gates and g not in missing and g not in data_errors),
+            "data_errors": data_errors,
         }
     report_path = report_path_of(state)
     report = {
@@ -687,6 +717,8 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
         "run": {"pytest_args": redact_args(state.config.invocation_params.args),
                 "workers": len(state.merged) if state.is_controller else 0,
                 "seconds": round(time.time() - state.started, 2),
+                "resumed": bool(_value(state.config, "gameeval_resume")),
+                "reused_from_journal": sum(str(c.get("reason", "")).startswith("resumed") for c in ordered),
                 "python": sys.version.split()[0], "records": report_path.with_suffix(".records.jsonl").name},
         "games": games,
         "cases": ordered,
@@ -696,6 +728,34 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     write_json_atomic(report_path, report)
     clear_journal(report_path)  # the report now holds every game
     state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
+    _write_markdown_summary(state)
+
+
+def _write_markdown_summary(state: GameEvalState) -> None:
+    """--gameeval-summary-md FILE, and $GITHUB_STEP_SUMMARY (appended) when set."""
+    from pytest_gameeval.pytest_plugin.summary import markdown_summary
+
+    target = str(_value(state.config, "gameeval_summary_md") or "")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "")
+    if not (target or step_summary):
+        return
+    assert state.report is not None and state.report_path is not None
+    headlines = {name: get_spec(name).headline for name in state.report["games"] if name in GAMES}
+    text = "\n".join(markdown_summary(state.report, state.report_path, headlines)) + "\n"
+    from pytest_gameeval.analysis.report import _write_atomic
+
+    path = Path(target) if target else None
+    if path is not None and not path.is_absolute():
+        path = state.config.invocation_params.dir / path
+    try:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(path, lambda f: f.write(text))
+        if step_summary:
+            with open(step_summary, "a", encoding="utf-8") as f:
+                f.write(text)
+    except OSError as e:
+        raise GameEvalError(f"markdown summary {e.filename or path}: cannot write ({e.strerror or e})") from None
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -711,6 +771,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for line in summary.game_lines(name, game, cases, get_spec(name).headline if name in GAMES else None):
             tr.write_line(line)
     tr.write_line(f"report: {state.report_path}")
+    resume_line = summary.resume_line(state.report)
+    if resume_line:
+        tr.write_line(resume_line)
     gate = state.gate_summary
     if gate is None:
         return
@@ -745,6 +808,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 if g["verdict"] == "fail" and not g["reason"].startswith("regressed")]
     if not gate.get("allow_missing"):
         reasons += [f"{n}: missing from the baseline" for n in gate.get("missing_from_baseline", [])]
+    reasons += [f"{n}: not played (data error)" for n in gate.get("data_errors", [])]
     too_small = summary.undecided(gate)
     if too_small:
         tr.write_line(summary.too_small_line(too_small, gate), yellow=True)

@@ -35,6 +35,8 @@ def estimate(values: list[float]) -> tuple[str, str]:
 
 def game_lines(name: str, game: dict[str, Any], cases: list[dict[str, Any]], headline: str | None = None) -> list[str]:
     """A game's block: counts, the headline metric and each outcome rate, with 95% intervals."""
+    if game.get("data_error"):
+        return [f"{name}: not played: data error: {game['data_error']}"]
     played = [c for c in cases if c.get("status") == "played" and isinstance(c.get("scores"), dict)]
     lines = [f"{name}: {game['cases_played']} played, {game['cases_error']} harness errors"]
     if not played:
@@ -68,3 +70,69 @@ def too_small_line(names: list[str], gate: dict[str, Any]) -> str:
     games = ", ".join(f"{n} ({gate['games'][n]['games_used']} games)" for n in names)
     return (f"  sample too small to decide: {games}: no gated metric was shown regressed or not regressed at "
             f"the stated error rates; {TOO_SMALL_HINT}")
+
+
+def resume_line(report: dict[str, Any]) -> str | None:
+    """With --gameeval-resume: how many finished games the journal gave back (not played again)."""
+    run = report.get("run") or {}
+    if not run.get("resumed"):
+        return None
+    n = run.get("reused_from_journal", 0)
+    total = len(report["cases"])
+    return (f"resumed: reused {n} finished {'game' if n == 1 else 'games'} from the journal of an interrupted run, "
+            f"played {total - n} of {total}")
+
+
+def _headline_cell(game: dict[str, Any], cases: list[dict[str, Any]], headline: str | None) -> tuple[str, str, str]:
+    """(headline name, value, 95% interval) over the played cases."""
+    played = [c for c in cases if c.get("status") == "played" and isinstance(c.get("scores"), dict)]
+    if not headline:
+        return "–", "–", "–"
+    values = [float(c["scores"][headline]) for c in played if isinstance(c["scores"].get(headline), (int, float))]
+    values = [v for v in values if v == v]
+    if not values:
+        return headline, "–", "–"
+    value, interval = estimate(values)
+    count = f" ({int(sum(values))}/{len(values)})" if _binary(values) else ""
+    return headline, value + count, interval
+
+
+def markdown_summary(report: dict[str, Any], report_path: Any, headlines: dict[str, str]) -> list[str]:
+    """The session as markdown (a PR comment or a CI job summary): per game the games played, the
+    headline with its 95% interval and the outcomes; the gate's table when gating; where the report
+    and the game records are."""
+    from collections import Counter
+
+    from pytest_gameeval.analysis.gate_table import gate_markdown
+
+    models = report.get("models") or {}
+    lines = [f"## gameeval: `{models.get('evaluated')}`", ""]
+    roles = models.get("roles") or {}
+    if roles:
+        lines += ["Roles: " + ", ".join(f"{r} = `{m}`" for r, m in sorted(roles.items())), ""]
+    lines += ["| game | games played | harness errors | headline | value | 95% interval | outcomes |",
+              "|---|---:|---:|---|---:|---|---|"]
+    for name, game in report["games"].items():
+        cases = [c for c in report["cases"] if c["game"] == name]
+        if game.get("data_error"):
+            lines.append(f"| {name} | 0 | 0 | – | – | – | **data error**: {_cell(game['data_error'])} |")
+            continue
+        key, value, interval = _headline_cell(game, cases, headlines.get(name))
+        outcomes = Counter(c["outcome"] for c in cases if c.get("status") == "played" and c.get("outcome"))
+        not_played = sum(c.get("status") == "not played" for c in cases)
+        breakdown = ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())) or "–"
+        if not_played:
+            breakdown += f"; {not_played} not played"
+        lines.append(f"| {name} | {game['cases_played']} | {game['cases_error']} | {key} | {value} | {interval} | {breakdown} |")
+    resumed = resume_line(report)
+    if resumed:
+        lines += ["", resumed]
+    if report.get("gate"):
+        lines += [""] + gate_markdown(report["gate"])
+    records = (report.get("run") or {}).get("records")
+    lines += ["", f"Report: `{report_path}`" + (f"; game records: `{records}` beside it" if records else "")]
+    return lines
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
