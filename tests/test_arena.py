@@ -383,7 +383,10 @@ def test_kill_9_mid_twenty_sessions_then_every_session_continues(database, tmp_p
                 for i, sid in enumerate(sids):
                     page = await person.page(sid)
                     if stored[sid].status != FINISHED:
-                        assert f'name="seq" value="{stored[sid].moves}"' in page or "Guesser" in page or 'id="outcome"' in page
+                        # the restarted server may first play a model turn the kill cut short, so the
+                        # page's move number is at least the stored one, never behind it
+                        seq = re.search(r'name="seq" value="(\d+)"', page)
+                        assert 'id="outcome"' in page or (seq and int(seq.group(1)) >= stored[sid].moves), page
                     typed = [m.text for m in stored[sid].history if m.by_person]
                     assert all(html.escape(t) in page for t in typed), "a stored move is missing from the page"
                     for turn in range(40):
