@@ -19,6 +19,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import STRUCTURED_CHOICES
 from pytest_gameeval.engine.rng import game_rng
 from pytest_gameeval.engine.views import PROMPT_STYLES
+from pytest_gameeval.metrics.headline import HEADLINE
 from pytest_gameeval.engine.roles import role_names
 
 EVALUATED = "evaluated"  # the model role of the model under evaluation
@@ -126,8 +127,12 @@ class GameSpec:
 
     @property
     def headline(self) -> str:
-        """The score key that best summarises a run: the first higher-is-better score key."""
+        """The score key that best summarises a run and that the gate, `report diff`, `gameeval
+        compare` and the leaderboard test: `played_quality` (metrics/headline.py) where the game
+        scores it, else the first higher-is-better score key."""
         keys = (*self.outcome_labels, *self.mean_keys)
+        if HEADLINE in keys:
+            return HEADLINE
         best = [k for k, up in self.higher_is_better.items() if up and k in keys]
         return best[0] if best else self.outcome_labels[0]
 

@@ -14,6 +14,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.age.rules import OUTCOMES, AgeGame
 from pytest_gameeval.games.age.scripted import POLICIES
 from pytest_gameeval.games.age import metrics
+from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
 
 CURATED = "list_a"
 TOPICS = ("business", "entertainment", "sports", "technology", "science", "health", "politics", "world", "food", "travel")
@@ -72,9 +73,11 @@ class AgeSpec(GameSpec):
     outcome_labels = OUTCOMES
     outcome_names = {"solved": "the group guessed its word", "limit": "round limit reached, not solved", "CE": "a model call failed (chat error)"}
     mean_keys = ("age", "comprehension", "confusion", "fcg", "guessed", "age_all_seats", "rounds",
-                 "both_guessed", "filter_literal", "filter_full_length", "age_filter_literal", "age_filter_full_length")
+                 "both_guessed", "filter_literal", "filter_full_length", "age_filter_literal", "age_filter_full_length", *HEADLINE_KEYS)
+    binary_keys = ("played",)
     higher_is_better = {"age": True, "comprehension": True, "confusion": True, "fcg": False, "guessed": True,
-                        "age_filter_literal": True, "age_filter_full_length": True, "CE": False}
+                        "age_filter_literal": True, "age_filter_full_length": True, "CE": False,
+                        **HEADLINE_DIRECTIONS}
     scripted = POLICIES
 
     def check_options(self, options: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from scipy import stats
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
+from pytest_gameeval.metrics import headline as hl
 
 OUTCOMES = ("solved", "limit", "CE")
 PLAYER_KEYS = ("age", "comprehension", "confusion", "fcg")
@@ -120,7 +121,19 @@ def score(record: GameRecord) -> dict[str, float]:
     for name, kept in FILTERS.items():  # both readings of the paper's filter, side by side
         values[f"filter_{name}"] = float(kept(record))
         values[f"age_filter_{name}"] = values["age"] if values[f"filter_{name}"] else NAN
+    values.update(headline(record))
     return values
+
+
+def headline(record: GameRecord) -> dict[str, float]:
+    """played: the evaluated player (slot 1) never forfeited a turn and no call failed. quality:
+    its AGE score, the harmonic mean of comprehension (its group found its word early) and
+    confusion (the other group did not find it), already in [0, 1]."""
+    seats = [s["name"] for s in record.seats if s.get("private", {}).get("slot") == EVALUATED_SLOT]
+    if not hl.played(record, seats):
+        return hl.scores(False, hl.NAN)
+    mine = next((r for r in player_scores(record) if r["slot"] == EVALUATED_SLOT), None)
+    return hl.scores(True, float(mine["age"]) if mine else hl.NAN)
 
 
 # -- over many records ----------------------------------------------------------------------

@@ -45,6 +45,7 @@ class AkinatorSpec(GameSpec):
     outcome_names = {"win": "the questioner named the object", "lose": "the questioner did not name the object", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS
     higher_is_better = metrics.HIGHER_IS_BETTER
+    binary_keys = ("played",)
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:

@@ -12,6 +12,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row, only_r
 from pytest_gameeval.games.askguess.rules import OUTCOMES, AskGuessGame
 from pytest_gameeval.games.askguess.scripted import POLICIES
 from pytest_gameeval.games.askguess import metrics
+from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
 
 
 class AskGuessSpec(GameSpec):
@@ -27,8 +28,9 @@ class AskGuessSpec(GameSpec):
     model_roles = {"questioner": EVALUATED, "answerer": "answerer"}
     outcome_labels = OUTCOMES
     outcome_names = {"ST": "solved: the questioner guessed the word", "EE": "ended early without the word", "RLE": "round limit reached, word not guessed", "AME": "the answerer said the word", "CE": "a model call failed (chat error)"}
-    mean_keys = ("rounds", "rounds_st", "missed_guesses")
-    higher_is_better = {"ST": True, "EE": False, "RLE": False, "AME": False, "CE": False, "rounds_st": False}
+    mean_keys = ("rounds", "rounds_st", "missed_guesses", *HEADLINE_KEYS)
+    binary_keys = ("played",)
+    higher_is_better = {"ST": True, "EE": False, "RLE": False, "AME": False, "CE": False, "rounds_st": False, **HEADLINE_DIRECTIONS}
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:

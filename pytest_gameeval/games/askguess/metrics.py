@@ -16,6 +16,8 @@ from typing import Any
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.metrics.cluster import clustered_mean
 from pytest_gameeval.metrics.stats import mean, outcome_rates
+from pytest_gameeval.games.askguess.prompts import QUESTIONER
+from pytest_gameeval.metrics import headline as hl
 
 OUTCOMES = ("ST", "EE", "RLE", "AME", "CE")
 
@@ -25,7 +27,20 @@ def score(record: GameRecord) -> dict[str, float]:
     values["rounds"] = float(record.outcome["details"]["rounds"])
     values["rounds_st"] = values["rounds"] if record.label == "ST" else float("nan")  # mean over ST games only
     values["missed_guesses"] = float(record.outcome["details"]["missed_guesses"])
+    values.update(headline(record))
     return values
+
+
+def headline(record: GameRecord) -> dict[str, float]:
+    """played: the questioner asked every turn (no forfeit), the answerer did not say the word
+    (AME ends the game before the questioner could finish) and no call failed. quality: a solved
+    game scores by its speed (1 in round 1, 0.5 in the last); an unsolved played game earns at
+    most 0.25, the share of its questions that were distinct (repeats learn nothing new)."""
+    if not hl.played(record, [QUESTIONER], aborts=("AME",)):
+        return hl.scores(False, hl.NAN)
+    if record.label == "ST":
+        return hl.scores(True, hl.speed(record.outcome["details"]["rounds"], record.options.get("max_rounds", 30)))
+    return hl.scores(True, hl.FAILURE_CREDIT * hl.distinct_share(record, QUESTIONER))
 
 
 def summarize(records: list[GameRecord]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ class BluffingSpec(GameSpec):
     outcome_names = {"win": "the interrogator judged the claim correctly", "lose": "the interrogator judged the claim wrongly", "no_verdict": "the interrogator gave no verdict", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS
     higher_is_better = metrics.HIGHER_IS_BETTER
+    binary_keys = ("played",)
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:

@@ -8,13 +8,23 @@ from typing import Any
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.arena import metrics as arena
 from pytest_gameeval.games.bluffing.rules import OUTCOMES
+from pytest_gameeval.games.bluffing.prompts import INTERROGATOR
+from pytest_gameeval.metrics import headline as hl
 
-MEAN_KEYS = arena.BELIEF_KEYS
-HIGHER_IS_BETTER = {"win": True, "lose": False, "no_verdict": False, "CE": False, **arena.BELIEF_DIRECTIONS}
+MEAN_KEYS = arena.BELIEF_KEYS + hl.KEYS
+HIGHER_IS_BETTER = {"win": True, "lose": False, "no_verdict": False, "CE": False, **arena.BELIEF_DIRECTIONS, **hl.DIRECTIONS}
 
 
 def score(record: GameRecord) -> dict[str, float]:
-    return arena.score(record, OUTCOMES)
+    return {**arena.score(record, OUTCOMES), **headline(record)}
+
+
+def headline(record: GameRecord) -> dict[str, float]:
+    """played: the interrogator gave a verdict (no `no_verdict`, no forfeit, no failed call).
+    quality: 1 for the correct verdict on the claim, 0 for the wrong one."""
+    if not hl.played(record, [INTERROGATOR], aborts=("no_verdict",)):
+        return hl.scores(False, hl.NAN)
+    return hl.scores(True, float(record.label == "win"))
 
 
 def summarize(records: list[GameRecord]) -> dict[str, Any]:

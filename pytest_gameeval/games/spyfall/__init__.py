@@ -15,6 +15,7 @@ from pytest_gameeval.games.spyfall.rules import SpyFallGame, new_game
 from pytest_gameeval.games.spyfall.scripted import POLICIES
 from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES, vote_facts
 from pytest_gameeval.games.spyfall import metrics
+from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
 
 ORIENTATIONS = ("fwd", "rev")
 
@@ -69,10 +70,10 @@ class SpyFallSpec(GameSpec):
     data_file = "pairs.jsonl"
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
-    mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions")
-    higher_is_better = {"evaluated_win": True}
+    mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions", *HEADLINE_KEYS)
+    higher_is_better = {"evaluated_win": True, **HEADLINE_DIRECTIONS}
     win_key = "evaluated_win"
-    binary_keys = ("evaluated_win",)
+    binary_keys = ("evaluated_win", "played")
     scripted = POLICIES
 
     # the default (evaluated=spy); seat_model_roles follows -T evaluated

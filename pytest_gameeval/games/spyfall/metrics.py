@@ -19,6 +19,7 @@ from typing import Any
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.voting import OUTCOMES, SPY, SPY_WIN, votes_per_round
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
+from pytest_gameeval.metrics import headline as hl
 
 
 def spy_model(record: GameRecord) -> str:
@@ -51,7 +52,25 @@ def score(record: GameRecord) -> dict[str, float]:
     values["spy_votes_per_round"] = votes_per_round(details, details["spy"])
     values["rounds"] = float(details["rounds"])
     values["abstentions"] = float(sum(1 for b in details["ballots"] if b["abstained"]))
+    values.update(headline(record))
     return values
+
+
+def headline(record: GameRecord) -> dict[str, float]:
+    """played: no seat of the evaluated side forfeited a turn. quality: 1 if the evaluated side
+    won; a spy that was caught earns at most 0.25, the share of the game's rounds it survived
+    (hiding longer is skill); villagers that lost earn 0 (the spy outlasted them)."""
+    details = record.outcome["details"]
+    side = details["evaluated"]
+    seats = [s["name"] for s in record.seats if s["role"] == side]
+    if not hl.played(record, seats):
+        return hl.scores(False, hl.NAN)
+    spy_won = record.label == SPY_WIN
+    if spy_won == (side == SPY):
+        return hl.scores(True, 1.0)
+    if side == SPY:
+        return hl.scores(True, hl.FAILURE_CREDIT * spy_living_round(record) / max(1, details["rounds"]))
+    return hl.scores(True, 0.0)
 
 
 def pair_metrics(records: list[GameRecord]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pytest_gameeval.games.spygame.rules import SpyGameGame, new_game
 from pytest_gameeval.games.spygame.scripted import POLICIES
 from pytest_gameeval.games.voting import DRAW_LOTS, NAMING_METHODS, NOBODY_OUT, OUTCOMES, PUBLIC, SPY, TIE_RULES, VILLAGER, VOTING_MODES, vote_facts
 from pytest_gameeval.games.spygame import metrics
+from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
 
 HOST_ROLE = "host"
 
@@ -62,10 +63,10 @@ class SpyGameSpec(GameSpec):
     paper_protocol = {"tie": NOBODY_OUT, "voting": PUBLIC, "max_words": 0}
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
-    mean_keys = ("guest_win", "guest_rounds", "guest_round_paper", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS)
-    higher_is_better = {"guest_win": True, "guest_rounds": True, "guest_round_paper": True, "guest_voted": False, **{k: True for k in metrics.TOM_KEYS}}
+    mean_keys = ("guest_win", "guest_rounds", "guest_round_paper", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS, *HEADLINE_KEYS)
+    higher_is_better = {"guest_win": True, "guest_rounds": True, "guest_round_paper": True, "guest_voted": False, **{k: True for k in metrics.TOM_KEYS}, **HEADLINE_DIRECTIONS}
     win_key = "guest_win"
-    binary_keys = ("guest_win",)
+    binary_keys = ("guest_win", "played")
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:

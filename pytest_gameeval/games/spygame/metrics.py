@@ -28,6 +28,7 @@ from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.voting import OUTCOMES, same_word, votes_per_round
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
+from pytest_gameeval.metrics import headline as hl
 
 TOM_KEYS = ("tom_self_identity", "tom_1_word", "tom_1_identity", "tom_2_word", "tom_2_identity")
 NAN = float("nan")
@@ -98,7 +99,20 @@ def score(record: GameRecord) -> dict[str, float]:
     values["rounds"] = float(details["rounds"])
     values["abstentions"] = float(sum(1 for b in details["ballots"] if b["abstained"]))
     values.update(tom_scores(details))
+    values.update(headline(record))
     return values
+
+
+def headline(record: GameRecord) -> dict[str, float]:
+    """played: the guest (the evaluated seat) never forfeited a turn. quality: 1 if the guest's
+    side won; otherwise at most 0.25, the share of the game's rounds the guest survived."""
+    details = record.outcome["details"]
+    guest = details["guest"]
+    if not hl.played(record, [guest]):
+        return hl.scores(False, hl.NAN)
+    if details["guest_win"]:
+        return hl.scores(True, 1.0)
+    return hl.scores(True, hl.FAILURE_CREDIT * min(1.0, details["survived"][guest] / max(1, details["rounds"])))
 
 
 # -- bias report --------------------------------------------------------------------------

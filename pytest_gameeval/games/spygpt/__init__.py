@@ -14,6 +14,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
 from pytest_gameeval.games.spygpt.rules import OUTCOMES, SpyGPTGame
 from pytest_gameeval.games.spygpt.scripted import POLICIES
 from pytest_gameeval.games.spygpt import metrics
+from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
 
 MODES = ("aggressive", "conservative")
 
@@ -41,11 +42,12 @@ class SpyGPTSpec(GameSpec):
     outcome_labels = OUTCOMES
     outcome_names = {"judged": "described and judged", "no_description": "the describer gave no valid description"}
     mean_keys = tuple(f"{m}_{k}" for m in MODES for k in ("target", "distractor", "margin")) + (
-        "unparsed_judgements", "description_words")
+        "unparsed_judgements", "description_words", *HEADLINE_KEYS)
+    binary_keys = ("played",)
     higher_is_better = {
         "aggressive_target": True, "aggressive_distractor": False, "aggressive_margin": True,
         "conservative_target": False, "conservative_distractor": True, "conservative_margin": False,
-        "no_description": False,
+        "no_description": False, **HEADLINE_DIRECTIONS,
     }
     scripted = POLICIES
 

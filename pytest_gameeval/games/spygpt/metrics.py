@@ -15,6 +15,8 @@ from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
+from pytest_gameeval.games.spygpt.rules import DESCRIBER
+from pytest_gameeval.metrics import headline as hl
 
 MODES = ("aggressive", "conservative")
 OUTCOMES = ("judged", "no_description")
@@ -48,7 +50,23 @@ def score(record: GameRecord) -> dict[str, float]:
         values[f"{mode}_margin"] = (t - dm) if mine else NAN  # NaN propagates when either is missing
     values["unparsed_judgements"] = float(d["unparsed"])
     values["description_words"] = float(d["description_words"]) if d["description_words"] is not None else NAN
+    values.update(headline(record))
     return values
+
+
+def headline(record: GameRecord) -> dict[str, float]:
+    """played: the describer gave a valid description (no `no_description`, no forfeit).
+    quality: the judges' target-vs-distractor margin (ratings 1-5, so -4..4) scaled to [0, 1],
+    turned by the mode's goal: aggressive wants the target rated above the distractors
+    ((margin + 4) / 8), conservative below them ((4 - margin) / 8). NaN when no judge's rating
+    parsed (the judges' failure says nothing about the describer)."""
+    if not hl.played(record, [DESCRIBER], aborts=("no_description",)):
+        return hl.scores(False, hl.NAN)
+    d = record.outcome["details"]
+    margin = target_score(d) - distractor_mean(d)
+    if not math.isfinite(margin):
+        return hl.scores(True, hl.NAN)
+    return hl.scores(True, (margin + 4) / 8 if d["mode"] == "aggressive" else (4 - margin) / 8)
 
 
 def _finite(values: list[float]) -> list[float]:

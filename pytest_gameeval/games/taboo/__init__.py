@@ -38,6 +38,7 @@ class TabooSpec(GameSpec):
     outcome_names = {"guessed": "the guesser guessed the word", "survived": "the guesser never said the word and survived every round", "said_word": "the guesser said the word", "wrong_guess": "the guesser guessed a wrong word", "forfeit": "the guesser gave no valid reply (forfeit)", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS
     higher_is_better = metrics.HIGHER_IS_BETTER
+    binary_keys = ("played",)
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:

@@ -13,6 +13,7 @@ from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS
 from pytest_gameeval.games.tofukingdom.rules import OUTCOMES, TofuKingdomGame
 from pytest_gameeval.games.tofukingdom.scripted import POLICIES
 from pytest_gameeval.games.tofukingdom import metrics
+from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
 
 
 class TofuKingdomSpec(GameSpec):
@@ -28,10 +29,10 @@ class TofuKingdomSpec(GameSpec):
     outcome_labels = OUTCOMES
     outcome_names = {"prince": "the Prince named the Princess (the Prince's camp wins)", "queen": "the Prince named the Queen (the Queen's camp wins)", "spy": "the Prince named someone else (the Spy's camp wins)",
                      "void": "protocol=paper: every attempt ended without a valid reply (no camp wins)"}
-    mean_keys = ("win", "evaluated_rule_violations", "answer_rule_violations", "forfeited_answers", "obligation_breaches")
-    higher_is_better = {"win": True, "evaluated_rule_violations": False}
+    mean_keys = ("win", "evaluated_rule_violations", "answer_rule_violations", "forfeited_answers", "obligation_breaches", *HEADLINE_KEYS)
+    higher_is_better = {"win": True, "evaluated_rule_violations": False, **HEADLINE_DIRECTIONS}
     win_key = "win"
-    binary_keys = ("win",)
+    binary_keys = ("win", "played")
     scripted = POLICIES
 
     def rows(self, options: dict[str, Any]) -> list[Row]:

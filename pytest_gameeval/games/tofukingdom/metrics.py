@@ -10,6 +10,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS, HIDDEN_ROLES
 from pytest_gameeval.games.tofukingdom.rules import VOID
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
+from pytest_gameeval.metrics import headline as hl
 
 ANSWER_ACTIONS = ("answer", "extra_answer")
 
@@ -53,7 +54,19 @@ def score(record: GameRecord) -> dict[str, float]:
     values["answer_rule_violations"] = float(sum(1 for v in violations if v["action"] in ANSWER_ACTIONS))
     values["forfeited_answers"] = float(details["forfeits"]["answer"] + details["forfeits"]["extra_answer"])
     values["obligation_breaches"] = float(obligation_breaches(record))
+    values.update(headline(record))
     return values
+
+
+def headline(record: GameRecord) -> dict[str, float]:
+    """played: no seat of the evaluated camp forfeited a turn and no call failed. quality: 1 if
+    the evaluated camp won, else 0 (the camp's win is the game's skill; each camp wins by its own
+    goal, so a weak Prince, Queen or Spy is not pinned at 0 by another camp's)."""
+    camp = record.outcome["details"]["evaluated"]
+    seats = [s["name"] for s in record.seats if CAMP_OF.get(s["role"]) == camp]
+    if not hl.played(record, seats):
+        return hl.scores(False, hl.NAN)
+    return hl.scores(True, float(record.outcome["winner"] == camp))
 
 
 def points(records: list[GameRecord]) -> dict[str, dict[str, Any]]:
