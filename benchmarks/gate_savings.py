@@ -31,11 +31,19 @@ from pytest_gameeval.analysis.gate import RATE, GameGate, GateMetric
 from pytest_gameeval.pytest_plugin.settings import GateConfig
 
 
+def cases(values: list[float], seed0: int) -> list[dict]:
+    """Simulated games in the report's form; the two runs get different seeds: independent samples."""
+    return [{"case": f"c{i}", "seed": seed0 + i, "status": "played", "outcome": "ST" if v else "other",
+             "scores": {"ST": v}} for i, v in enumerate(values)]
+
+
 def run_gate(baseline: list[float], new: list[float], config: GateConfig, tolerance: float) -> tuple[bool, int]:
     """Play `new` look by look as the plugin does; returns (failed, games used)."""
     gate = GameGate("sim", [GateMetric("ST", RATE, True, tolerance)], config, len(new))
+    gate.baseline_played = len(baseline)
+    base_cases, new_cases = cases(baseline, 0), cases(new, 10**6)
     for end in gate.ends:
-        gate.look({"ST": baseline}, {"ST": new[:end]}, end, last=end >= len(new))
+        gate.look(base_cases, new_cases[:end], end, last=end >= len(new))
         if gate.stopped:
             break
     return gate.failed, gate.games_used

@@ -138,11 +138,13 @@ def test_page_from_logs_and_a_report_read_in_chromium(tmp_path: Path):
     out = tmp_path / "board"
     assert cli_main(["leaderboard", str(logs), str(REPORT), "--out", str(out), "--bootstrap", "100"]) == 0
     board = json.loads((out / "leaderboard.json").read_text())
-    assert {r["model"] for r in board["rows"]} == {*SCRIPTED, "gameeval/local"}
+    local = json.loads(REPORT.read_text())["models"]["evaluated"]  # the GGUF by its identity, gameeval/local/FILE@SHA
+    assert local.startswith("gameeval/local/") and "@" in local
+    assert {r["model"] for r in board["rows"]} == {*SCRIPTED, local}
     assert [c["game"] for c in board["columns"]] == ["askguess", "spyfall"]
     md = (out / "leaderboard.md").read_text()
-    assert "| gameeval/local |" in md and "(n=8)" in md  # the report's eight Ask-Guess games
-    _check_page(out, {*SCRIPTED, "gameeval/local"}, games=2)
+    assert f"| {local} |" in md and "(n=8)" in md  # the report's eight Ask-Guess games
+    _check_page(out, {*SCRIPTED, local}, games=2)
 
 
 @pytest.mark.slow

@@ -92,7 +92,8 @@ def _report(structured: str | None) -> dict:
         game["structured"] = structured
     return {"schema": "pytest-gameeval/report", "schema_version": 1, "package": {}, "models": {"evaluated": "m"},
             "settings": {}, "games": {"g": game},
-            "cases": [{"id": "g[c0]", "game": "g", "case": "c0", "status": "played", "scores": {}}]}  # one played game
+            "cases": [{"id": f"g[c{i}]", "game": "g", "case": f"c{i}", "status": "played", "scores": {}}
+                      for i in range(2)]}  # two played games: the fewest a verdict needs
 
 
 def test_diff_refuses_runs_that_differ_in_structured_decoding(tmp_path, capsys):

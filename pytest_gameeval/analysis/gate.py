@@ -1,148 +1,49 @@
-"""Comparing two runs metric by metric, and the sequential regression gate.
+"""The sequential regression gate: one verdict per game, from the game's headline.
 
-Every comparison works on per-game numbers that the game itself produced (`spec.score(record)`,
-stored per case in the report): an outcome label is a 0/1 value per game (a *rate*), a mean key
-is a number per game, NaN where undefined (a *mean*). Nothing here knows a game's rules.
+Every comparison works on per-game numbers the game itself produced (`spec.score(record)`, stored
+per case in the report). The gate tests each game's headline (`spec.headline`, `played_quality`)
+and any metric the user names (`--gameeval-gate-metric GAME.METRIC=higher|lower[:TOLERANCE]`),
+never every outcome share: the outcome labels are shown as a breakdown and tested together, as
+evidence only (analysis/verdict.py). Each metric's test is analysis/verdict.judge_metric, the same
+function `report diff` and `gameeval compare` use: paired where both runs played the same cases
+with the same seeds, independent otherwise.
 
-- Rates: difference of proportions with Newcombe's hybrid score interval (built from scipy's
-  Wilson intervals) and Fisher's exact test.
-- Means: Welch's t interval and test (scipy.stats.ttest_ind with equal_var=False).
+The gate is group-sequential: the new run's cases are played in `looks` batches; after each batch
+every undecided gated metric is tested. Error is spent over looks with the quadratic spending
+function (look j of K gets alpha * (j^2 - (j-1)^2) / K^2) and combined with a union bound, so the
+stated error rates are upper bounds whatever the correlation between looks:
 
-"Worse" needs a direction per metric (higher or lower is better). We orient every difference
-so that a positive change is an improvement; a metric *regressed* when the whole one-sided
-interval of the oriented change lies below -tolerance.
+- P(a game is called worse | its gated metrics are not worse than the baseline by more than their
+  tolerance) <= alpha (alpha is split evenly over the game's gated metrics);
+- P(a metric is called the same | it is worse by more than its tolerance) <= beta / metrics.
 
-The gate is group-sequential: the new run's cases are played in `looks` batches; after each
-batch every gated metric is tested. Error is spent over looks with the quadratic spending
-function (look j of K gets alpha * (j^2 - (j-1)^2) / K^2) and combined with a union bound,
-so the stated error rates are upper bounds whatever the correlation between looks:
-
-- P(gate fails | no metric is worse than baseline by more than its tolerance) <= alpha
-  (alpha is split evenly over the game's gated metrics: a family-wise bound per game);
-- P(a metric stops early as "not regressed" | it is worse by more than its tolerance) <= beta.
-
-A metric that reaches neither boundary by the last look is "inconclusive" and does not fail
-the gate: the gate fails only when a regression is shown, or when the evidence is missing. A game
-with no played game on either side fails (harness errors are not games); a game whose harness
-errors left fewer played games than the looks used passes only if every metric was shown
-"not regressed" on the games that were played.
+A game stops as soon as a metric is worse or every metric is decided (better or the same). The
+game's verdict (verdict.game_verdict): worse, better, same, undecided, too few games, missing.
+The gate fails on "worse", on "missing" (the baseline has the game but the new run played none of
+it) and on "too few games" (fewer than two played games on a side, or harness errors left the
+verdict open); "undecided" passes and is reported as such.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from scipy import stats
-
 from pytest_gameeval.analysis.gate_config import GateConfig
+from pytest_gameeval.analysis.verdict import (
+    BETTER, FAILING, MEAN, MISSING, RATE, SAME, TOO_FEW, UNDECIDED, WORSE, compare_metric, game_verdict, is_paired,
+    judge_metric, mean_change, outcome_breakdown, played, rate_change, unscored,
+)
 
-RATE, MEAN = "rate", "mean"
-REGRESSED, NOT_REGRESSED, INCONCLUSIVE, OPEN = "regressed", "not regressed", "inconclusive", "open"
-
-
-# -- two-sample comparisons ----------------------------------------------------------------
-
-
-def _wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
-    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
-def rate_change(k_old: int, n_old: int, k_new: int, n_new: int, confidence: float = 0.95) -> dict[str, Any]:
-    """new - old proportion, Newcombe's interval (method 10) and Fisher's two-sided p."""
-    if n_old == 0 or n_new == 0:
-        return {"kind": RATE, "old": None, "new": None, "change": None, "ci": [None, None], "p": None}
-    p_old, p_new = k_old / n_old, k_new / n_new
-    lo_old, hi_old = _wilson(k_old, n_old, confidence)
-    lo_new, hi_new = _wilson(k_new, n_new, confidence)
-    change = p_new - p_old
-    low = change - math.sqrt((p_new - lo_new) ** 2 + (hi_old - p_old) ** 2)
-    high = change + math.sqrt((hi_new - p_new) ** 2 + (p_old - lo_old) ** 2)
-    p = stats.fisher_exact([[k_new, n_new - k_new], [k_old, n_old - k_old]]).pvalue
-    return {"kind": RATE, "old": p_old, "new": p_new, "change": change, "ci": [low, high], "p": float(p),
-            "n_old": n_old, "n_new": n_new, "k_old": k_old, "k_new": k_new}
-
-
-def rate_worse_p(k_old: int, n_old: int, k_new: int, n_new: int, higher_is_better: bool) -> float:
-    """Fisher's one-sided exact p for "the new rate is worse than the old one"."""
-    alternative = "less" if higher_is_better else "greater"
-    return float(stats.fisher_exact([[k_new, n_new - k_new], [k_old, n_old - k_old]], alternative=alternative).pvalue)
-
-
-def mean_change(old: Sequence[float], new: Sequence[float], confidence: float = 0.95) -> dict[str, Any]:
-    """new - old mean, Welch's interval and two-sided p (None when it is undefined)."""
-    result: dict[str, Any] = {"kind": MEAN, "old": None, "new": None, "change": None, "ci": [None, None], "p": None,
-                              "n_old": len(old), "n_new": len(new)}
-    if old:
-        result["old"] = sum(old) / len(old)
-    if new:
-        result["new"] = sum(new) / len(new)
-    if old and new:
-        result["change"] = result["new"] - result["old"]
-    # Welch needs two values per side and some spread; a zero-spread sample gives an interval of
-    # zero width, which would "prove" anything, so we report no interval rather than a false one.
-    if len(old) < 2 or len(new) < 2:
-        return result
-    if min(old) == max(old) and min(new) == max(new):
-        return result
-    with warnings.catch_warnings():  # near-constant samples warn about precision; the interval is still right
-        warnings.simplefilter("ignore", RuntimeWarning)
-        test = stats.ttest_ind(new, old, equal_var=False)
-        ci = test.confidence_interval(confidence_level=confidence)
-    result["ci"] = [float(ci.low), float(ci.high)]
-    result["p"] = float(test.pvalue)
-    return result
+__all__ = ["MEAN", "RATE", "GameGate", "GateMetric", "compare", "look_ends", "mean_change", "rate_change", "spent"]
 
 
 def compare(kind: str, old: Sequence[float], new: Sequence[float], confidence: float = 0.95) -> dict[str, Any]:
-    """Compare per-game values of one metric (0/1 values for a rate)."""
+    """Compare per-game values of one metric as independent samples (0/1 values for a rate)."""
     if kind == RATE:
         return rate_change(int(sum(old)), len(old), int(sum(new)), len(new), confidence)
     return mean_change(list(old), list(new), confidence)
-
-
-def oriented_bounds(change: dict[str, Any], higher_is_better: bool) -> tuple[float | None, float | None]:
-    """The interval of the change turned so that positive means better."""
-    low, high = change["ci"]
-    if low is None or high is None:
-        return None, None
-    return (low, high) if higher_is_better else (-high, -low)
-
-
-def judge(kind: str, old: Sequence[float], new: Sequence[float], higher_is_better: bool | None,
-          tolerance: float, alpha: float, beta: float | None = None) -> dict[str, Any]:
-    """One test of one metric: regressed / not regressed (only when beta is given) / open.
-
-    Regressed: the one-sided (1 - alpha) upper bound of the oriented change is below -tolerance
-    (and, for rates, Fisher's one-sided exact test also rejects at alpha).
-    Not regressed: the one-sided (1 - beta) lower bound is above -tolerance.
-    """
-    result = compare(kind, old, new, confidence=1 - 2 * alpha)
-    result["verdict"] = OPEN
-    if higher_is_better is None:
-        return result
-    _, upper = oriented_bounds(result, higher_is_better)
-    if upper is not None and upper < -tolerance:
-        exact_ok = True
-        if kind == RATE:
-            p1 = rate_worse_p(result["k_old"], result["n_old"], result["k_new"], result["n_new"], higher_is_better)
-            result["p_worse"] = p1
-            exact_ok = p1 < alpha
-        if exact_ok:
-            result["verdict"] = REGRESSED
-            return result
-    if beta is not None:
-        futility = compare(kind, old, new, confidence=1 - 2 * beta)
-        lower, _ = oriented_bounds(futility, higher_is_better)
-        if lower is not None and lower > -tolerance:
-            result["verdict"] = NOT_REGRESSED
-    return result
-
-
-# -- the sequential gate ---------------------------------------------------------------------
 
 
 def spent(total: float, look: int, looks: int) -> float:
@@ -159,7 +60,7 @@ def look_ends(n_cases: int, looks: int) -> list[int]:
 @dataclass
 class GateMetric:
     name: str
-    kind: str  # RATE or MEAN
+    kind: str  # RATE or MEAN (the test itself looks at the values: 0/1 values are tested as a rate)
     higher_is_better: bool
     tolerance: float
 
@@ -177,6 +78,8 @@ class GameGate:
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
     games_played: int = 0  # of those, games that were played to a classified outcome
     baseline_played: int | None = None  # played games of this game in the baseline
+    paired: bool | None = None
+    breakdown: dict[str, Any] | None = None
 
     @property
     def ends(self) -> list[int]:
@@ -184,66 +87,81 @@ class GameGate:
 
     @property
     def stopped(self) -> bool:
-        if not self.verdicts:
-            return False
         states = [v["verdict"] for v in self.verdicts.values()]
-        return REGRESSED in states or all(s in (NOT_REGRESSED, INCONCLUSIVE) for s in states)
+        return bool(states) and (WORSE in states or all(s in (BETTER, SAME) for s in states))
 
     @property
     def harness_errors(self) -> int:
         return self.games_used - self.games_played
 
     @property
+    def verdict(self) -> str:
+        """The game's one verdict."""
+        if self.games_played == 0:
+            return MISSING
+        if self.baseline_played is not None and self.baseline_played < 2:
+            return TOO_FEW
+        result = game_verdict([v["verdict"] for v in self.verdicts.values()])
+        if result == UNDECIDED and self.harness_errors:
+            return TOO_FEW  # the games the errors took might have decided it
+        return result
+
+    @property
     def reason(self) -> str:
         """Why the game fails ("" when it passes), on one line."""
-        regressed = [m for m, v in self.verdicts.items() if v["verdict"] == REGRESSED]
-        if regressed:
-            return "regressed: " + ", ".join(regressed)
-        if self.baseline_played == 0:
-            return "the baseline has no played game of it"
-        if self.games_played == 0:
-            return f"no game was played ({self.harness_errors} harness errors)"
-        decided = self.verdicts and all(v["verdict"] == NOT_REGRESSED for v in self.verdicts.values())
-        if self.harness_errors and not decided:
-            return (f"only {self.games_played} of {self.games_used} games were played ({self.harness_errors} harness errors): "
-                    "too few to show no regression")
+        verdict = self.verdict
+        if verdict == WORSE:
+            return "worse: " + ", ".join(m for m, v in self.verdicts.items() if v["verdict"] == WORSE)
+        if verdict == MISSING:
+            return f"missing: no game of it was played ({self.harness_errors} harness errors)"
+        if verdict == TOO_FEW:
+            if self.baseline_played is not None and self.baseline_played < 2:
+                return f"too few games: the baseline has {self.baseline_played} played game(s) of it"
+            if missing := unscored(self.verdicts):
+                return (f"too few games: the baseline has no values of {', '.join(missing)} "
+                        "(a report written before it existed: regenerate the baseline)")
+            if self.harness_errors:
+                return (f"too few games: only {self.games_played} of {self.games_used} games were played "
+                        f"({self.harness_errors} harness errors), too few to decide")
+            return f"too few games: {self.games_played} played"
         return ""
 
     @property
     def failed(self) -> bool:
-        return bool(self.reason)
+        return self.verdict in FAILING
 
-    def look(self, baseline: dict[str, list[float]], new: dict[str, list[float]], games_used: int, last: bool,
+    def look(self, baseline: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]], games_used: int, last: bool,
              games_played: int | None = None) -> None:
-        """Test every undecided metric after one more batch; `new` holds all values so far.
-        `games_used` counts every case so far, `games_played` those played (default: all)."""
+        """Test every undecided metric after one more batch. `baseline` and `new` are case
+        entries (report form); `new` holds every case so far; `games_used` counts them all,
+        `games_played` those played (default: the played entries of `new`)."""
         self.looks_done += 1
         looks = len(self.ends)
         last = last or self.looks_done >= looks
         self.games_used = games_used
-        self.games_played = games_used if games_played is None else games_played
-        per_metric_alpha = self.config.alpha / max(1, len(self.metrics))
-        per_metric_beta = self.config.beta / max(1, len(self.metrics))
-        a = spent(per_metric_alpha, self.looks_done, looks)
-        b = spent(per_metric_beta, self.looks_done, looks)
+        self.games_played = len(played(new)) if games_played is None else games_played
+        self.paired = is_paired(baseline, new)
+        self.breakdown = outcome_breakdown(baseline, new, self.paired)
+        a = spent(self.config.alpha / max(1, len(self.metrics)), self.looks_done, looks)
+        b = spent(self.config.beta / max(1, len(self.metrics)), self.looks_done, looks)
         for m in self.metrics:
             previous = self.verdicts.get(m.name)
-            if previous and previous["verdict"] in (REGRESSED, NOT_REGRESSED):
+            if previous and previous["verdict"] in (WORSE, BETTER, SAME):
                 continue
-            result = judge(m.kind, baseline.get(m.name, []), new.get(m.name, []), m.higher_is_better, m.tolerance, a, b)
-            if result["verdict"] == OPEN and last:
-                result["verdict"] = INCONCLUSIVE
+            result = judge_metric(m.name, baseline, new, higher_is_better=m.higher_is_better, tolerance=m.tolerance,
+                                  alpha=a, beta=b, paired=self.paired)
             # games: what this verdict rests on (a metric decided at an earlier look keeps that look's count)
             result.update(look=self.looks_done, games=games_used, games_played=self.games_played,
-                          alpha_spent=a, beta_spent=b, tolerance=m.tolerance,
-                          direction="higher" if m.higher_is_better else "lower")
+                          alpha_spent=a, beta_spent=b, final=last)
             self.verdicts[m.name] = result
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
             "verdict": "fail" if self.failed else "pass",
+            "result": self.verdict,
             "reason": self.reason,
+            "paired": self.paired,
             "games_used": self.games_used,
             "games_played": self.games_played,
             "harness_errors": self.harness_errors,
@@ -253,4 +171,15 @@ class GameGate:
             "alpha": self.config.alpha,
             "beta": self.config.beta,
             "metrics": self.verdicts,
+            "outcomes": self.breakdown,
         }
+
+
+def missing_game(game: str, n_cases: int, config: GateConfig, why: str) -> dict[str, Any]:
+    """The gate's entry for a baseline game the new run has no played game of."""
+    return {"game": game, "verdict": "fail", "result": MISSING, "reason": f"missing: {why}", "paired": None,
+            "games_used": 0, "games_played": 0, "harness_errors": 0, "cases_available": n_cases, "looks_done": 0,
+            "looks_planned": 0, "alpha": config.alpha, "beta": config.beta, "metrics": {}, "outcomes": None}
+
+
+__all__ += ["BETTER", "MISSING", "SAME", "TOO_FEW", "UNDECIDED", "WORSE", "compare_metric", "missing_game"]

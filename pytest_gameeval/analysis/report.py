@@ -20,7 +20,7 @@ import jsonlines
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
-from pytest_gameeval.analysis.gate import MEAN, RATE, REGRESSED, compare, judge, oriented_bounds
+from pytest_gameeval.analysis.verdict import FAILING, MISSING, WORSE, judge_game, missing_entry
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1
@@ -119,19 +119,7 @@ def git_info(root: str | Path) -> dict[str, Any] | None:
         return None
 
 
-# -- per-case numbers -> per-metric values ---------------------------------------------------------
-
-
-def metric_values(game: dict[str, Any], cases: list[dict[str, Any]]) -> dict[str, tuple[str, list[float]]]:
-    """metric -> (kind, values over played cases): 0/1 per game for rates, finite numbers for means."""
-    played = [c for c in cases if c["status"] == "played" and c.get("scores") is not None]
-    values: dict[str, tuple[str, list[float]]] = {}
-    for key in game["rate_keys"]:
-        values[key] = (RATE, [float(c["scores"].get(key) or 0.0) for c in played])
-    for key in game["mean_keys"]:
-        nums = [c["scores"].get(key) for c in played]
-        values[key] = (MEAN, [float(x) for x in nums if isinstance(x, (int, float)) and math.isfinite(x)])
-    return values
+# -- per-case numbers ---------------------------------------------------------------------------
 
 
 def cases_of(report: dict[str, Any], game: str) -> list[dict[str, Any]]:
@@ -254,113 +242,109 @@ def missing_sides(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.0, *,
+def headline_of(name: str, game: dict[str, Any]) -> str | None:
+    """The game's headline as its report says it (reports from before issue 25: the registered
+    game's headline, else its first higher-is-better metric)."""
+    if game.get("headline"):
+        return str(game["headline"])
+    from pytest_gameeval.games.registry import GAMES, get_spec
+
+    if name in GAMES:
+        return get_spec(name).headline
+    return next((k for k, d in game["directions"].items() if d == "higher"), None)  # None: nothing to test
+
+
+def tested_metrics(name: str, old_game: dict[str, Any], new_game: dict[str, Any], tolerance: float,
+                   extra: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None) -> list[tuple[str, bool, float]]:
+    """(metric, higher is better, tolerance): the headline, then the metrics the user names."""
+    headline = headline_of(name, new_game)
+    wanted: dict[str, tuple[bool | None, float | None]] = {headline: (True, None)} if headline else {}
+    wanted.update((extra or {}).get(name, {}))
+    known = set(old_game["rate_keys"]) | set(old_game["mean_keys"])
+    out = []
+    for metric, (higher, tol) in wanted.items():
+        if higher is None:
+            continue
+        if metric not in known:
+            raise GameEvalError(f"metric {name}.{metric}: not a score of {name} in the old report "
+                                f"(rates: {', '.join(old_game['rate_keys'])}; means: {', '.join(old_game['mean_keys'])})")
+        out.append((metric, higher, tolerance if tol is None else tol))
+    return out
+
+
+def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.1, *,
+                 metrics: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None,
                  allow_structured_mismatch: bool = False) -> dict[str, Any]:
-    """Per game and metric: old, new, change with its (1 - alpha) interval, p, verdict."""
+    """Per game one verdict (analysis/verdict.judge_game) on its headline and the named metrics,
+    at two-sided level alpha: better, worse, same, undecided, too few games or missing."""
     reasons = incomparable(old, new, allow_structured_mismatch=allow_structured_mismatch)
     if reasons:
         raise GameEvalError("reports are not comparable: " + "; ".join(reasons))
-    rows: list[dict[str, Any]] = []
+    games: dict[str, dict[str, Any]] = {}
     missing = missing_sides(old, new)
-    for name, why in missing.items():
-        rows.append({"game": name, "metric": None, "kind": None, "direction": None, "old": None, "new": None,
-                     "change": None, "ci": [None, None], "p": None, "n_old": None, "n_new": None,
-                     "verdict": "missing", "reason": why})
-    for name in sorted(set(new["games"]) & set(old["games"]) - set(missing)):
-        game = new["games"][name]
-        old_values = metric_values(old["games"][name], cases_of(old, name))
-        new_values = metric_values(game, cases_of(new, name))
-        directions = {**old["games"][name]["directions"], **game["directions"]}
-        for metric, (kind, values) in new_values.items():
-            if metric not in old_values:
-                continue
-            direction = directions.get(metric)
-            higher = None if direction is None else direction == "higher"
-            row = judge(kind, old_values[metric][1], values, higher, tolerance, alpha / 2)
-            # judge() works one-sided at alpha/2, i.e. with the two-sided (1 - alpha) interval;
-            # in a diff we also ask for the two-sided p to be below alpha
-            if row["verdict"] == REGRESSED and (row["p"] is None or row["p"] >= alpha):
-                row["verdict"] = "open"
-            verdict = row["verdict"]
-            if verdict != REGRESSED:
-                low, high = oriented_bounds(row, bool(higher)) if higher is not None else (None, None)
-                significant = row["p"] is not None and row["p"] < alpha
-                if higher is not None and low is not None and low > tolerance and significant:
-                    verdict = "improved"
-                elif significant:
-                    verdict = "changed" if higher is None else "changed within tolerance"
-                else:
-                    verdict = "no significant change"
-            rows.append({"game": name, "metric": metric, "kind": kind, "direction": direction, "old": row["old"],
-                         "new": row["new"], "change": row["change"], "ci": row["ci"], "p": row["p"],
-                         "n_old": row.get("n_old"), "n_new": row.get("n_new"), "verdict": verdict})
-    regressed = [f"{r['game']}.{r['metric']}" for r in rows if r["verdict"] == REGRESSED]
-    return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "rows": rows, "regressed": regressed,
-            "missing": missing, "old": _identity(old), "new": _identity(new)}
+    for name in sorted(set(old["games"]) | set(new["games"])):
+        if name in missing:
+            games[name] = missing_entry(name, missing[name])
+            continue
+        tested = tested_metrics(name, old["games"][name], new["games"][name], tolerance, metrics)
+        games[name] = judge_game(name, cases_of(old, name), cases_of(new, name), tested, alpha / 2, alpha / 2)
+    failing = [f"{n}: {g['reason'] or g['result']}" for n, g in games.items() if g["result"] in FAILING and g["result"] != MISSING]
+    return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "games": games, "failing": failing,
+            "worse": [n for n, g in games.items() if g["result"] == WORSE], "missing": missing,
+            "old": _identity(old), "new": _identity(new)}
 
 
 def _identity(report: dict[str, Any]) -> dict[str, Any]:
-    return {"models": report["models"], "git": report.get("git"), "created": report.get("created"),
-            "structured": {name: decoding(g) for name, g in report["games"].items()}}
-
-
-def _fmt(x: Any, digits: int = 3) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    return str(x)
+    return {"models": report["models"], "model": report["models"].get("evaluated"), "git": report.get("git"),
+            "created": report.get("created"), "structured": {name: decoding(g) for name, g in report["games"].items()}}
 
 
 def render_markdown(diff: dict[str, Any]) -> str:
-    conf = round(100 * diff["confidence"])
-    lines = [
-        f"| game | metric | better | old (n) | new (n) | change | {conf}% CI of change | p | verdict |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in diff["rows"]:
-        if r["verdict"] == "missing":
-            lines.append(f"| {r['game']} | – | – | – | – | – | – | – | **missing** ({r['reason']}) |")
-            continue
-        lo, hi = r["ci"]
-        verdict = f"**{r['verdict']}**" if r["verdict"] == REGRESSED else r["verdict"]
-        lines.append(
-            f"| {r['game']} | {r['metric']} | {r['direction'] or '?'} | {_fmt(r['old'])} ({r['n_old']}) | "
-            f"{_fmt(r['new'])} ({r['n_new']}) | {_fmt(r['change'])} | [{_fmt(lo)}, {_fmt(hi)}] | {_fmt(r['p'], 4)} | {verdict} |"
-        )
-    tail = (f"Regressed: {', '.join(diff['regressed'])}" if diff["regressed"]
-            else "No metric regressed significantly.")
+    from pytest_gameeval.analysis.verdict_table import markdown
+
+    old_model, new_model = str(diff["old"]["model"]), str(diff["new"]["model"])
+    if diff["failing"]:
+        tail = f"Verdict ({new_model} vs {old_model}): " + "; ".join(diff["failing"]) + "."
+    else:
+        tail = f"Verdict ({new_model} vs {old_model}): no game worse beyond its tolerance."
     if diff.get("missing"):
         tail += " Missing: " + "; ".join(f"{g} ({why})" for g, why in diff["missing"].items()) + "."
-    note = (f"Tests: rates by Fisher's exact test with Newcombe's interval, means by Welch's t; alpha={diff['alpha']}, "
-            f"tolerance={diff['tolerance']}. '?' = the game declares no direction (never a regression).")
+    note = (f"Each game's headline (and any --metric named) tested once: paired (exact McNemar with Newcombe's paired interval "
+            f"for 0/1 values, paired t otherwise) where both reports played the same cases with the same seeds, else "
+            f"independent (Fisher with Newcombe's interval, Welch's t); {round(100 * diff['confidence'])}% intervals, "
+            f"alpha={diff['alpha']} two-sided, tolerance=±{diff['tolerance']} ('same' = the whole interval inside it). "
+            "Outcome shares: one test over the whole distribution, evidence only.")
     decodings = sorted({f"{g} {diff['old']['structured'].get(g, 'missing')} -> {d}" for g, d in diff["new"]["structured"].items()})
     note += " Structured decoding (old -> new): " + "; ".join(decodings) + "."
-    return "\n".join(lines + ["", tail, note])
+    return "\n".join([markdown(diff["games"], old_model, new_model), "", tail, note])
 
 
 # -- `gameeval report ...` ----------------------------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:
-    """`gameeval report diff OLD NEW [--format markdown|json] [--alpha A] [--tolerance T]`.
+    """`gameeval report diff OLD NEW [--format markdown|json] [--alpha A] [--tolerance T] [--metric G.M=higher]`.
 
-    Exit 0: no metric regressed; 1: some metric regressed significantly, or a game has no played
-    game on one side (missing; `--allow-missing` accepts that); 2: bad input
-    (unreadable or incomparable reports), as one line on stderr (raised as GameEvalError)."""
+    Exit 0: no game worse; 1: a game is worse, has too few games, or is missing on one side
+    (`--allow-missing` accepts a missing game); 2: bad input (unreadable or incomparable reports),
+    as one line on stderr (raised as GameEvalError)."""
     import argparse
     import sys
 
+    from pytest_gameeval.pytest_plugin.settings import gate_metric_option
+
     parser = argparse.ArgumentParser(prog="gameeval report", description="compare pytest-gameeval reports")
     sub = parser.add_subparsers(dest="action", required=True)
-    diff = sub.add_parser("diff", help="per-metric change between two reports, with intervals and tests")
+    diff = sub.add_parser("diff", help="one verdict per game (its headline, paired where possible), with intervals and tests")
     diff.add_argument("old", help="the earlier report (e.g. the last release's)")
     diff.add_argument("new", help="the report to compare with it")
     diff.add_argument("--format", choices=("markdown", "json"), default="markdown",
                       help="markdown: a table for people and CI logs (default); json: the same numbers for scripts")
     diff.add_argument("--alpha", type=float, default=0.05, help="significance level (two-sided); default 0.05")
-    diff.add_argument("--tolerance", type=float, default=0.0,
-                      help="a worse change smaller than this is not a regression (metric units); default 0")
+    diff.add_argument("--tolerance", type=float, default=0.1,
+                      help="a change within +-this is 'same', beyond it 'better'/'worse' (metric units); default 0.1")
+    diff.add_argument("--metric", action="append", default=[], metavar="GAME.METRIC=higher|lower[:TOL]",
+                      help="also test this metric beside the game's headline (GAME.METRIC=ignore drops one); repeatable")
     diff.add_argument("--allow-missing", action="store_true",
                       help="exit 0 although a game is missing from one report or has no played game there")
     diff.add_argument("--allow-structured-mismatch", action="store_true",
@@ -371,10 +355,11 @@ def main(argv: list[str]) -> int:
     if args.tolerance < 0:
         raise GameEvalError("--tolerance must not be negative")
     result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance,
+                          metrics=gate_metric_option(args.metric),
                           allow_structured_mismatch=args.allow_structured_mismatch)
     if args.format == "json":
         json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_markdown(result) + "\n")
-    return 1 if result["regressed"] or (result["missing"] and not args.allow_missing) else 0
+    return 1 if result["failing"] or (result["missing"] and not args.allow_missing) else 0

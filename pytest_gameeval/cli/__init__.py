@@ -18,7 +18,8 @@ def _serve_local(argv: list[str]) -> int:
 
 COMMANDS = {
     "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
-    "report": (lambda argv: __import__("pytest_gameeval.analysis.report", fromlist=["main"]).main(argv), "report diff OLD NEW: per-metric change with intervals; exit 1 if a metric regressed"),
+    "report": (lambda argv: __import__("pytest_gameeval.analysis.report", fromlist=["main"]).main(argv), "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse or missing"),
+    "compare": (lambda argv: __import__("pytest_gameeval.analysis.compare", fromlist=["main"]).main(argv), "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the headline and a verdict (JSON, markdown, PNG)"),
     "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau and RBO between our model ranking and an external leaderboard"),
     "play": (lambda argv: __import__("pytest_gameeval.cli.human_play", fromlist=["main"]).main(argv), "play the user seat of akinator, taboo or bluffing yourself against --model"),
     "arena": (lambda argv: __import__("pytest_gameeval.arena.cli", fromlist=["main"]).main(argv), "serve akinator/taboo/bluffing to people in a browser against --model, every move stored in --db; arena export: inspect log + report"),

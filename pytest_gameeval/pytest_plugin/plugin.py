@@ -32,7 +32,6 @@ from pytest_gameeval.pytest_plugin.settings import (
 # Imported by every pytest run: nothing heavy here. inspect, scipy and the games' code load only
 # when a model is given (runner, analysis.report, analysis.gate).
 EVALUATED = "evaluated"  # = engine.spec.EVALUATED, not imported to keep this module light
-REGRESSED = "regressed"  # = gate.REGRESSED
 
 DEFAULT_REPORT = "reports/gameeval-report.json"
 NO_MODEL_REASON = "gameeval: no model to evaluate (give --gameeval-model=PROVIDER/MODEL or set gameeval_model in the ini file)"
@@ -62,11 +61,11 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-summary-md", "gameeval_summary_md", "string", "", "also write the summary as markdown to this file (a PR comment; appended to $GITHUB_STEP_SUMMARY when set)"),
     ("--gameeval-resume", "gameeval_resume", "bool", False, "reuse the games a killed run of the same cases finished (its journal beside the report)"),
     ("--gameeval-gate-alpha", "gameeval_gate_alpha", "string", "0.05", "gate: false-alarm rate per game"),
-    ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of stopping early as 'not regressed'"),
-    ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change smaller than this is not a regression"),
+    ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of calling a metric 'same' when it is worse beyond its tolerance"),
+    ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change within +-this is 'same' (metric units)"),
     ("--gameeval-gate-looks", "gameeval_gate_looks", "string", "4", "gate: looks (interim analyses) per game"),
     ("--gameeval-gate-allow-missing", "gameeval_gate_allow_missing", "bool", False, "gate: a game missing from the baseline does not fail the gate"),
-    ("--gameeval-gate-metric", "gameeval_gate_metrics", "linelist", [], "gate: GAME.METRIC=higher|lower[:TOLERANCE] (repeatable)"),
+    ("--gameeval-gate-metric", "gameeval_gate_metrics", "linelist", [], "gate: also gate GAME.METRIC=higher|lower[:TOLERANCE] beside the headline, or GAME.METRIC=ignore (repeatable)"),
 ]
 
 
@@ -672,6 +671,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             "cases_played": sum(c["status"] == "played" for c in game_cases),
             "cases_error": sum(c["status"] == "error" for c in game_cases),
             "metrics": spec.summarize(game_records) if game_records else {},
+            "headline": spec.headline,  # what the gate, report diff and gameeval compare test
             "rate_keys": rate_keys,
             "mean_keys": mean_keys,
             "directions": directions_of(spec, settings),
@@ -687,7 +687,18 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     data_errors = sorted(g for g in games if games[g].get("data_error"))
     gate_summary = None
     if state.baseline is not None:
+        from pytest_gameeval.analysis.gate import missing_game
+
         missing = sorted(g for g in games if g not in state.baseline["games"])
+        # a baseline game this run selected but never reached the gate with (its items failed
+        # before play, or none was played): "missing", which fails, never "passed"
+        for name in sorted(set(state.plans) & set(state.baseline["games"]) - set(gates) - set(data_errors)):
+            if name in state.gated_games():
+                played = [c for c in ordered if c["game"] == name and c["status"] == "played"]
+                if not played:
+                    errors = sum(c["status"] == "error" for c in ordered if c["game"] == name)
+                    gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate,
+                                               f"no game of it was played ({errors} harness errors)")
         missing = [g for g in missing if g not in data_errors]
         failing = (any(g["verdict"] == "fail" for g in gates.values()) or (missing and not settings.gate.allow_missing)
                    or bool(data_errors))
@@ -777,48 +788,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     gate = state.gate_summary
     if gate is None:
         return
+    from pytest_gameeval.analysis.verdict_table import gate_lines
+
     tr.write_line("")
-    tr.write_line(f"regression gate against {gate['baseline']} (alpha={gate['alpha']}, beta={gate['beta']}, tolerance={gate['tolerance']}):")
-    header = f"  {'game.metric':<22} {'better':<7} {'baseline':>9} {'new':>9} {'change':>8}  {'interval*':<19} {'games':>5}  verdict"
-    tr.write_line(header)
-    for name, g in sorted(gate["games"].items()):
-        for metric, v in g["metrics"].items():
-            lo, hi = v["ci"]
-            interval = "–" if lo is None else f"[{lo:+.3f}, {hi:+.3f}]"
-            fmt = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
-            change = "–" if v["change"] is None else f"{v['change']:+.3f}"
-            line = (f"  {name + '.' + metric:<22} {v['direction']:<7} {fmt(v['old']):>9} {fmt(v['new']):>9} {change:>8}  "
-                    f"{interval:<19} {v.get('games', g['games_used']):>5}  {v['verdict']}")  # games at the deciding look
-            tr.write_line(line, red=v["verdict"] == REGRESSED, bold=v["verdict"] == REGRESSED)
-        played = g.get("games_played", g["games_used"])
-        errors = g.get("harness_errors", 0)
-        reason = f": {g['reason']}" if g.get("reason") else ""
-        tr.write_line(f"  {name}: {g['verdict'].upper()} after {g['games_used']} of {g['cases_available']} games "
-                      f"({played} played, {errors} harness errors; {g['looks_done']} of {g['looks_planned']} looks){reason}",
-                      red=g["verdict"] == "fail")
-    tr.write_line("  * two-sided interval of the change at the level of the metric's last test (1 - 2 x its share of alpha)")
-    for name in gate.get("missing_from_baseline", []):
-        tr.write_line(f"  {name}: MISSING from the baseline" + (" (allowed)" if gate.get("allow_missing") else
-                      " (--gameeval-gate-allow-missing to accept)"), red=not gate.get("allow_missing"))
-    for name in gate["not_gated"]:
-        tr.write_line(f"  {name}: not gated (no metric has a direction)")
-    regressed = [f"{n}.{m}" for n, g in sorted(gate["games"].items()) for m, v in g["metrics"].items() if v["verdict"] == REGRESSED]
-    reasons = [f"regressed {', '.join(regressed)}"] if regressed else []
-    reasons += [f"{n}: {g['reason']}" for n, g in sorted(gate["games"].items())
-                if g["verdict"] == "fail" and not g["reason"].startswith("regressed")]
-    if not gate.get("allow_missing"):
-        reasons += [f"{n}: missing from the baseline" for n in gate.get("missing_from_baseline", [])]
-    reasons += [f"{n}: not played (data error)" for n in gate.get("data_errors", [])]
-    too_small = summary.undecided(gate)
-    if too_small:
-        tr.write_line(summary.too_small_line(too_small, gate), yellow=True)
-    if reasons:
-        tr.write_line(f"gameeval gate FAILED: {'; '.join(reasons)}", red=True, bold=True)
-    elif too_small:
-        tr.write_line("gameeval gate passed, undecided: no metric regressed, but the sample was too small to show "
-                      "that none did", yellow=True)
-    else:
-        tr.write_line("gameeval gate passed: no metric regressed beyond its tolerance", green=True)
+    for text, markup in gate_lines(gate, state.report["models"]["evaluated"]):
+        tr.write_line(text, **markup)
 
 
 # -- xdist -----------------------------------------------------------------------------------------

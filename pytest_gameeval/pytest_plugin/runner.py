@@ -36,7 +36,7 @@ from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer
 from pytest_gameeval.engine.roles import lookup_role
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
-from pytest_gameeval.analysis.report import SAMPLING_OPTIONS, metric_values
+from pytest_gameeval.analysis.report import SAMPLING_OPTIONS
 
 
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
@@ -120,11 +120,14 @@ def selected_specs(settings: Settings) -> list[GameSpec]:
 
 
 def gate_metrics(spec: GameSpec, game_report_keys: tuple[list[str], list[str]], settings: Settings) -> list[GateMetric]:
-    """The metrics to gate for a game: the spec's `higher_is_better` (if it declares one),
-    overridden, extended or dropped ("ignore") by --gameeval-gate-metric."""
+    """The metrics to gate for a game: its headline (`spec.headline`, higher is better), then any
+    metric --gameeval-gate-metric names; `GAME.METRIC=ignore` drops one (the headline included).
+    Outcome shares are not gated one by one (analysis/verdict.py says why)."""
     rate_keys, mean_keys = game_report_keys
+    wanted: dict[str, tuple[bool | None, float | None]] = {spec.headline: (True, None)}
+    wanted.update(settings.gate_metrics.get(spec.name, {}))
     metrics = []
-    for name, (higher, tol) in _directions(spec, settings).items():
+    for name, (higher, tol) in wanted.items():
         if name in rate_keys:
             kind = RATE
         elif name in mean_keys:
@@ -345,9 +348,7 @@ class Runner:
         assert self.baseline is not None
         from pytest_gameeval.analysis.report import cases_of
 
-        game_report = self.baseline["games"][gate.game]
         base_cases = cases_of(self.baseline, gate.game)
-        base = {k: v for k, (_, v) in metric_values(game_report, base_cases).items()}
         gate.baseline_played = sum(c["status"] == "played" for c in base_cases)
         gate.n_cases = len(cases)
         played: list[CaseResult] = []
@@ -359,9 +360,7 @@ class Runner:
             for r in batch:
                 self.results[r.case.name] = r
             entries = [r.entry() for r in played]
-            rate_keys, mean_keys = score_keys(get_spec(gate.game))
-            new = {k: v for k, (_, v) in metric_values({"rate_keys": rate_keys, "mean_keys": mean_keys}, entries).items()}
-            gate.look(base, new, len(played), last=end >= len(cases), games_played=sum(r.status == "played" for r in played))
+            gate.look(base_cases, entries, len(played), last=end >= len(cases), games_played=sum(r.status == "played" for r in played))
             if gate.stopped:
                 break
         for c in cases[start:]:

@@ -1,14 +1,11 @@
-"""The pytest terminal summary's words: per game, its rates with 95% intervals; for the gate,
-whether the sample was large enough to decide anything. Pure functions over the report."""
+"""The pytest terminal summary's words: per game, its rates with 95% intervals (the gate's block
+is analysis/verdict_table.gate_lines). Pure functions over the report."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.analysis.gate import NOT_REGRESSED, REGRESSED
 from pytest_gameeval.metrics.stats import mean, rate
-
-TOO_SMALL_HINT = "play more games (--gameeval-trials N, or --gameeval-limit 0 for every row)"
 
 
 def _pct(x: float | None) -> str:
@@ -54,22 +51,6 @@ def game_lines(name: str, game: dict[str, Any], cases: list[dict[str, Any]], hea
         mark = "  (headline)" if key == headline else ""
         lines.append(f"  {key:<{width}}  {value:>7}  {interval:<17} {count}{mark}")
     return lines
-
-
-def undecided(gate: dict[str, Any]) -> list[str]:
-    """Games whose every gated metric ended undecided (neither regressed nor shown not to be)."""
-    out = []
-    for name, g in sorted(gate["games"].items()):
-        verdicts = [v["verdict"] for v in g["metrics"].values()]
-        if verdicts and not any(v in (REGRESSED, NOT_REGRESSED) for v in verdicts):
-            out.append(name)
-    return out
-
-
-def too_small_line(names: list[str], gate: dict[str, Any]) -> str:
-    games = ", ".join(f"{n} ({gate['games'][n]['games_used']} games)" for n in names)
-    return (f"  sample too small to decide: {games}: no gated metric was shown regressed or not regressed at "
-            f"the stated error rates; {TOO_SMALL_HINT}")
 
 
 def resume_line(report: dict[str, Any]) -> str | None:
@@ -128,7 +109,7 @@ def markdown_summary(report: dict[str, Any], report_path: Any, headlines: dict[s
     if resumed:
         lines += ["", resumed]
     if report.get("gate"):
-        lines += [""] + gate_markdown(report["gate"])
+        lines += [""] + gate_markdown(report["gate"], str(models.get("evaluated")))
     records = (report.get("run") or {}).get("records")
     lines += ["", f"Report: `{report_path}`" + (f"; game records: `{records}` beside it" if records else "")]
     return lines

@@ -1,0 +1,229 @@
+"""`gameeval compare A B`: two models on the same cases, seeds and opponents, one verdict per game.
+
+For each game asked, the game's registered inspect task is built once with the task arguments
+given (`-T`), and run for model A and for model B (opponent roles bound alike with `--role`, or
+the game's declared defaults for both) in one inspect eval set, so inspect runs them concurrently
+and the logs can be resumed and read in `inspect view`. Each sample's game record comes back
+from the log; the game scores it (`spec.score`), and analysis/verdict.judge_game, the same function
+the gate and `report diff` use, gives the paired difference B - A of the headline with its
+interval and p, both outcome breakdowns and the verdict. Output: compare.json, compare.md
+(printed) and compare.png (one row per game: the difference and its interval).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from pytest_gameeval.analysis.report import clean
+from pytest_gameeval.analysis.verdict import FAILING, judge_game, missing_entry
+from pytest_gameeval.analysis.verdict_table import markdown
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.games.registry import GAMES, get_spec
+
+SIDES = ("A", "B")
+META = "gameeval_compare"  # the task metadata naming which side (A or B) a log played
+RECORD_KEY = "gameeval_record"  # as inspect_ext/solver.py writes it
+
+
+def _pairs(values: Sequence[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in values:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise GameEvalError(f"{what} {item!r} must look like key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def build_tasks(games: Sequence[str], models: dict[str, str], task_args: dict[str, Any], roles: dict[str, str]) -> list[Any]:
+    import gameeval.tasks as registered
+    from inspect_ai import task_with
+
+    from pytest_gameeval.analysis.tournament import _model, short_labels
+
+    distinct = list(dict.fromkeys(models.values()))
+    labels = short_labels(distinct) if len(distinct) > 1 else {distinct[0]: distinct[0].split("/")[-1]}
+    tasks = []
+    for game in games:
+        spec = get_spec(game)
+        spec.select_rows(spec.parse_options(task_args))  # bad task arguments: one clear error before anything runs
+        unknown = sorted(set(roles) - spec.bindable_roles())
+        if unknown and len(games) == 1:
+            raise GameEvalError(f"{game} has no model role {', '.join(unknown)}; its roles: {', '.join(sorted(spec.bindable_roles())) or 'none'}")
+        game_roles = {r: m for r, m in roles.items() if r in spec.bindable_roles()}
+        for side in SIDES:
+            spec.check_scripted_model(models[side])
+            task = getattr(registered, game)(**task_args)
+            metadata = {**(task.metadata or {}), META: side}
+            tasks.append(task_with(task, name=f"{game} {side}={labels.get(models[side], models[side])}",
+                                   model=_model(models[side]), model_roles={r: _model(m) for r, m in game_roles.items()},
+                                   metadata=metadata))
+    return tasks
+
+
+def play(tasks: list[Any], log_dir: Path, *, limit: int | None, epochs: int | None, display: str | None) -> None:
+    from inspect_ai import eval_set
+
+    from pytest_gameeval.analysis.tournament import harness_errors
+
+    # a failed run is re-run by running the same command again (eval_set resumes), not retried here
+    kwargs: dict[str, Any] = {"log_dir": str(log_dir), "max_tasks": len(tasks), "retry_attempts": 0, "retry_immediate": False}
+    kwargs.update({k: v for k, v in (("limit", limit), ("epochs", epochs), ("display", display)) if v is not None})
+    ok, logs = eval_set(tasks, **kwargs)
+    if not ok:
+        errors = harness_errors(logs)
+        raise GameEvalError(f"a run failed{f': {errors[0]}' if errors else ''}; re-run the same command to resume (logs in {log_dir})")
+
+
+def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str, Any]]], dict[tuple[str, str], str]]:
+    """(game, side) -> case entries in the report's form, and (game, side) -> the model that played."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    from pytest_gameeval.engine.record import GameRecord
+
+    cases: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    models: dict[tuple[str, str], str] = {}
+    for info in list_eval_logs(str(log_dir)):
+        header = read_eval_log(info, header_only=True)
+        meta = header.eval.metadata or {}
+        game, side = meta.get("gameeval_game"), meta.get(META)
+        if game not in GAMES or side not in SIDES or header.status != "success":
+            continue
+        spec = get_spec(game)
+        models[(game, side)] = header.eval.model
+        entries = cases.setdefault((game, side), [])
+        for sample in read_eval_log(info).samples or []:
+            case = f"{sample.id}#{sample.epoch}"
+            data = (sample.metadata or {}).get(RECORD_KEY)
+            if data is None:  # the sample failed before its game had a record: a harness error
+                entries.append({"id": case, "game": game, "case": case, "status": "error"})
+                continue
+            record = GameRecord.from_dict(data)
+            entries.append({"id": case, "game": game, "case": case, "seed": record.seed, "status": "played",
+                            "outcome": record.label, "scores": spec.score(record),
+                            "seats": {s["name"]: s["model"] for s in record.seats}})
+    return cases, models
+
+
+def analyze(games: Sequence[str], cases: dict[tuple[str, str], list[dict[str, Any]]], names: dict[str, str], *,
+            alpha: float, tolerance: float, metrics: dict[str, dict[str, tuple[bool | None, float | None]]]) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for game in games:
+        a, b = cases.get((game, "A"), []), cases.get((game, "B"), [])
+        if not a or not b:
+            results[game] = missing_entry(game, f"no finished run of {'A' if not a else 'B'}")
+            continue
+        tested: dict[str, tuple[bool | None, float | None]] = {get_spec(game).headline: (True, None)}
+        tested.update(metrics.get(game, {}))
+        known = set(get_spec(game).rate_keys) | set(get_spec(game).mean_keys)
+        for metric in tested:
+            if metric not in known:
+                raise GameEvalError(f"metric {game}.{metric}: not a score of {game}")
+        specs = [(m, h, tolerance if t is None else t) for m, (h, t) in tested.items() if h is not None]
+        result = judge_game(game, a, b, specs, alpha / 2, alpha / 2)
+        result["seats"] = {side: sorted({f"{seat}={model}" for c in cs for seat, model in (c.get("seats") or {}).items()})
+                           for side, cs in (("A", a), ("B", b))}
+        results[game] = result
+    return {"A": names["A"], "B": names["B"], "alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha,
+            "games": results, "difference": "B - A (B is the 'new' side of every verdict)"}
+
+
+def write_plot(result: dict[str, Any], path: Path) -> None:
+    """One row per game: the headline's difference B - A and its interval, the tolerance band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pytest_gameeval.engine.files import save_figure
+
+    games = list(result["games"])
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.6 * len(games)))
+    tol = result["tolerance"]
+    ax.axvspan(-tol, tol, color="0.9")
+    ax.axvline(0, color="grey", lw=0.8)
+    for i, game in enumerate(games[::-1]):
+        g = result["games"][game]
+        headline = next(iter(g["metrics"].values()), None)
+        if headline is None or headline.get("change") is None:
+            ax.text(0, i, f"{g['result']}", ha="center", va="center", fontsize=8)
+            continue
+        low, high = headline["ci"]
+        change = headline["change"]
+        if low is not None:
+            ax.errorbar([change], [i], xerr=[[change - low], [high - change]], fmt="o", capsize=4, color="C0")
+        else:
+            ax.plot([change], [i], "o", color="C0")
+        ax.text(1.02, i, f"{g['result']}, p={headline['p']:.3g}" if headline.get("p") is not None else g["result"],
+                transform=ax.get_yaxis_transform(), va="center", fontsize=8)
+    ax.set_yticks(range(len(games)), [f"{g} ({next(iter(result['games'][g]['metrics']), '–')})" for g in games[::-1]], fontsize=8)
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_xlabel(f"difference of the headline, B − A ({round(100 * result['confidence'])}% interval; grey: same within ±{tol})", fontsize=9)
+    ax.set_ylim(-0.6, len(games) - 0.4)
+    ax.set_title(f"A = {result['A']}\nB = {result['B']}", fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gameeval compare",
+        description="Play two models on the same cases, seeds and opponents (concurrently, through inspect), then give "
+                    "one verdict per game: the paired difference of its headline with interval and p, the outcome "
+                    "breakdowns, better/worse/same/undecided. Writes compare.json, compare.md and compare.png.")
+    parser.add_argument("a", metavar="A", help="the reference model (inspect name, e.g. gameeval/local)")
+    parser.add_argument("b", metavar="B", help="the model compared with it (e.g. gameeval/local/gemma-3-270m)")
+    parser.add_argument("--games", default="askguess", help="comma-separated games (default askguess; 'all' for every game)")
+    parser.add_argument("--limit", type=int, default=None, help="cases per game (inspect's --limit)")
+    parser.add_argument("--epochs", type=int, default=None, help="times each case is played (inspect's --epochs)")
+    parser.add_argument("-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every game (e.g. max_rounds=5, seed=1)")
+    parser.add_argument("--role", action="append", default=[], metavar="ROLE=MODEL",
+                        help="bind an opponent role to a model for both A and B (default: each game's declared opponents)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
+    parser.add_argument("--tolerance", type=float, default=0.1, help="a difference within ±this is 'same' (default 0.1)")
+    parser.add_argument("--metric", action="append", default=[], metavar="GAME.METRIC=higher|lower[:TOL]",
+                        help="also test this metric beside the headline (repeatable)")
+    parser.add_argument("--out", default="compare", help="directory for compare.json/.md/.png and the logs (default ./compare)")
+    parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
+    parser.add_argument("--analyze-only", action="store_true", help="do not play; read the logs already in OUT/logs")
+    args = parser.parse_args(argv)
+
+    from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
+    from pytest_gameeval.pytest_plugin.settings import gate_metric_option
+
+    games = list(GAMES) if args.games.strip() == "all" else [g.strip() for g in args.games.split(",") if g.strip()]
+    for game in games:
+        get_spec(game)  # an unknown game: one line naming the known ones
+    if not 0 < args.alpha < 1:
+        raise GameEvalError("--alpha must be between 0 and 1")
+    if args.tolerance < 0:
+        raise GameEvalError("--tolerance must not be negative")
+    # a local GGUF by its identity (gameeval/local/<file>@<sha>), so two GGUFs are told apart on every line
+    a, b = canonical_model_name(args.a.strip()), canonical_model_name(args.b.strip())
+    names = {"A": a, "B": b}
+    out = Path(args.out)
+    log_dir = out / "logs"
+    metrics = gate_metric_option(args.metric)
+    task_args = _pairs(args.task_args, "task argument")
+    roles = _pairs(args.role, "--role")
+    if not args.analyze_only:
+        tasks = build_tasks(games, names, task_args, roles)
+        play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display)
+    cases, played_by = cases_from_logs(log_dir)
+    result = analyze(games, cases, names, alpha=args.alpha, tolerance=args.tolerance, metrics=metrics)
+    result["logs"] = str(log_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(json.dumps(clean(result), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    text = markdown(result["games"], a, b, sides=("A", "B"), note=(
+        f"A = `{a}`, B = `{b}`; change = B − A. Paired where both played the same cases with the same seeds "
+        f"(exact McNemar for 0/1 values, paired t otherwise), alpha={args.alpha} two-sided, tolerance=±{args.tolerance}."))
+    (out / "compare.md").write_text(text + "\n", encoding="utf-8")
+    write_plot(result, out / "compare.png")
+    print(text)
+    verdicts = ", ".join(f"{g}: {r['result']}" for g, r in result["games"].items())
+    print(f"\n{b} vs {a}: {verdicts}")
+    print(f"wrote {out / 'compare.json'}, {out / 'compare.md'} and {out / 'compare.png'}")
+    return 1 if any(r["result"] in FAILING and r["result"] != "worse" for r in result["games"].values()) else 0

@@ -1,0 +1,327 @@
+"""One verdict per game and pair of runs: the function the gate, `report diff` and `gameeval
+compare` share, so the three never disagree.
+
+Input: the per-case entries of two runs of one game (each `{"case", "seed", "status", "outcome",
+"scores"}`, as the report stores them). Output: per tested metric the change new - old with its
+interval and p, and per game one verdict:
+
+- better / worse: the change is beyond +-tolerance in that direction at the level asked
+  (the interval of the change lies wholly beyond the tolerance, and the test rejects "no change");
+- same: the whole interval lies within +-tolerance (two one-sided tests, TOST);
+- undecided: neither; too few games: fewer than two played games on a side;
+- missing: one side has no played game of it (decided by the caller, which sees the reports).
+
+Paired where both runs played the same cases with the same seeds (case id and game seed
+match): then the difference is taken case by case, which removes the variation between cases:
+
+- 0/1 values: exact McNemar test (scipy's binomtest over the discordant pairs) and Newcombe's
+  score interval for a paired difference of proportions (method 10, from scipy's Wilson intervals);
+- other values: paired t test and interval (scipy's ttest_rel); when every difference is the same
+  the t interval is undefined, so only the sign test's p is given and the verdict cannot be "same".
+
+Otherwise independent: Fisher's exact test with Newcombe's hybrid interval (0/1 values) or Welch's
+t test and interval (gate.rate_change / gate.mean_change).
+
+Mutually exclusive outcome labels are never tested one by one (when one goes up another must
+go down, so one-sided tests of each fail any change in both directions): they are shown as a
+breakdown and tested together, once, as evidence that never decides a verdict: Bowker's test of
+symmetry over the paired label table, or a chi-square test of the old x new label counts.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import stats
+
+
+RATE, MEAN = "rate", "mean"
+
+
+# -- two-sample comparisons ----------------------------------------------------------------
+
+
+def _wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def rate_change(k_old: int, n_old: int, k_new: int, n_new: int, confidence: float = 0.95) -> dict[str, Any]:
+    """new - old proportion, Newcombe's interval (method 10) and Fisher's two-sided p."""
+    if n_old == 0 or n_new == 0:
+        return {"kind": RATE, "old": None, "new": None, "change": None, "ci": [None, None], "p": None}
+    p_old, p_new = k_old / n_old, k_new / n_new
+    lo_old, hi_old = _wilson(k_old, n_old, confidence)
+    lo_new, hi_new = _wilson(k_new, n_new, confidence)
+    change = p_new - p_old
+    low = change - math.sqrt((p_new - lo_new) ** 2 + (hi_old - p_old) ** 2)
+    high = change + math.sqrt((hi_new - p_new) ** 2 + (p_old - lo_old) ** 2)
+    p = stats.fisher_exact([[k_new, n_new - k_new], [k_old, n_old - k_old]]).pvalue
+    return {"kind": RATE, "old": p_old, "new": p_new, "change": change, "ci": [low, high], "p": float(p),
+            "n_old": n_old, "n_new": n_new, "k_old": k_old, "k_new": k_new}
+
+
+def mean_change(old: Sequence[float], new: Sequence[float], confidence: float = 0.95) -> dict[str, Any]:
+    """new - old mean, Welch's interval and two-sided p (None when it is undefined)."""
+    result: dict[str, Any] = {"kind": MEAN, "old": None, "new": None, "change": None, "ci": [None, None], "p": None,
+                              "n_old": len(old), "n_new": len(new)}
+    if old:
+        result["old"] = sum(old) / len(old)
+    if new:
+        result["new"] = sum(new) / len(new)
+    if old and new:
+        result["change"] = result["new"] - result["old"]
+    # Welch needs two values per side and some spread; a zero-spread sample gives an interval of
+    # zero width, which would "prove" anything, so we report no interval rather than a false one.
+    if len(old) < 2 or len(new) < 2:
+        return result
+    if min(old) == max(old) and min(new) == max(new):
+        return result
+    with warnings.catch_warnings():  # near-constant samples warn about precision; the interval is still right
+        warnings.simplefilter("ignore", RuntimeWarning)
+        test = stats.ttest_ind(new, old, equal_var=False)
+        ci = test.confidence_interval(confidence_level=confidence)
+    result["ci"] = [float(ci.low), float(ci.high)]
+    result["p"] = float(test.pvalue)
+    return result
+
+
+
+BETTER, WORSE, SAME, UNDECIDED, TOO_FEW, MISSING = "better", "worse", "same", "undecided", "too few games", "missing"
+VERDICTS = (BETTER, WORSE, SAME, UNDECIDED, TOO_FEW, MISSING)
+FAILING = (WORSE, TOO_FEW, MISSING)  # the verdicts that fail a gate
+MIN_GAMES = 2  # played games a side needs before anything is tested
+
+
+# -- pairing -------------------------------------------------------------------------------
+
+
+def _key(case: dict[str, Any]) -> tuple[str, Any]:
+    return (case.get("case") or case.get("id"), case.get("seed"))
+
+
+def played(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for c in cases if c.get("status") == "played" and isinstance(c.get("scores"), dict)]
+
+
+def pairs_of(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Played cases of both runs with the same case id and the same game seed, in the new run's order."""
+    by_key = {_key(c): c for c in played(old) if c.get("seed") is not None}
+    return [(by_key[_key(c)], c) for c in played(new) if _key(c) in by_key]
+
+
+def is_paired(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> bool:
+    """Paired when every played game of the new run has its twin (same case, same seed) among the
+    baseline's played games, and there are at least MIN_GAMES of them."""
+    n_new = len(played(new))
+    return n_new >= MIN_GAMES and len(pairs_of(old, new)) == n_new
+
+
+# -- one metric ----------------------------------------------------------------------------
+
+
+def _value(case: dict[str, Any], metric: str) -> float | None:
+    x = case["scores"].get(metric)
+    if isinstance(x, bool):
+        x = float(x)
+    return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def _binary(values: Sequence[float]) -> bool:
+    return all(v in (0.0, 1.0) for v in values)
+
+
+def paired_rate(old: Sequence[float], new: Sequence[float], confidence: float) -> dict[str, Any]:
+    """Paired 0/1 values: exact McNemar p and Newcombe's paired interval (method 10)."""
+    n = len(old)
+    a = sum(1 for o, x in zip(old, new) if o and x)
+    b = sum(1 for o, x in zip(old, new) if not o and x)  # new won, old lost
+    c = sum(1 for o, x in zip(old, new) if o and not x)
+    d = n - a - b - c
+    p_old, p_new = (a + c) / n, (a + b) / n
+    change = p_new - p_old
+    p = float(stats.binomtest(b, b + c, 0.5).pvalue) if b + c else 1.0
+    lo_new, hi_new = _wilson(a + b, n, confidence)
+    lo_old, hi_old = _wilson(a + c, n, confidence)
+    denominator = (a + b) * (c + d) * (a + c) * (b + d)
+    phi = (a * d - b * c) / math.sqrt(denominator) if denominator > 0 else 0.0
+    dl_new, du_new, dl_old, du_old = p_new - lo_new, hi_new - p_new, p_old - lo_old, hi_old - p_old
+    low = change - math.sqrt(max(0.0, dl_new**2 - 2 * phi * dl_new * du_old + du_old**2))
+    high = change + math.sqrt(max(0.0, du_new**2 - 2 * phi * du_new * dl_old + dl_old**2))
+    return {"kind": RATE, "old": p_old, "new": p_new, "change": change, "ci": [max(-1.0, low), min(1.0, high)], "p": p,
+            "n_old": n, "n_new": n, "paired": True, "discordant": {"new_better": b, "old_better": c},
+            "test": f"exact McNemar ({b} games only the new run won, {c} only the old), Newcombe's paired interval"}
+
+
+def paired_mean(old: Sequence[float], new: Sequence[float], confidence: float) -> dict[str, Any]:
+    """Paired numbers: paired t test and interval; the sign test when the differences do not vary."""
+    n = len(old)
+    diffs = np.asarray(new, float) - np.asarray(old, float)
+    result: dict[str, Any] = {"kind": MEAN, "old": float(np.mean(old)), "new": float(np.mean(new)),
+                              "change": float(diffs.mean()), "ci": [None, None], "p": None, "n_old": n, "n_new": n,
+                              "paired": True}
+    if np.ptp(diffs) == 0:
+        up, down = int((diffs > 0).sum()), int((diffs < 0).sum())
+        result["p"] = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
+        if not up + down and all(0.0 <= v <= 1.0 for v in (*old, *new)):
+            # every game played alike: the t interval is [0, 0] whatever n is. A bounded difference
+            # (|d| <= 1) averages at most the share of games that differ, whose Wilson upper bound
+            # at 0 of n differing is an honest interval that narrows only as games accumulate
+            _, upper = _wilson(0, n, confidence)
+            result["ci"] = [-upper, upper]
+            result["test"] = f"sign test; all {n} paired games alike (interval: Wilson bound on the share that differ)"
+        else:
+            result["test"] = f"sign test (every one of the {n} paired differences is {diffs[0]:+.3g}; no interval)"
+        return result
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        test = stats.ttest_rel(new, old)
+        ci = test.confidence_interval(confidence_level=confidence)
+    result.update(ci=[float(ci.low), float(ci.high)], p=float(test.pvalue), test="paired t")
+    return result
+
+
+def compare_metric(metric: str, old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]],
+                   confidence: float, paired: bool) -> dict[str, Any]:
+    """The change new - old of one score key, with its interval and two-sided p."""
+    if paired:
+        pairs = [(_value(o, metric), _value(n, metric)) for o, n in pairs_of(old_cases, new_cases)]
+        pairs = [(o, n) for o, n in pairs if o is not None and n is not None]
+        if len(pairs) < MIN_GAMES:
+            return {"old": None, "new": None, "change": None, "ci": [None, None], "p": None, "n_old": len(pairs),
+                    "n_new": len(pairs), "paired": True, "test": None}
+        old, new = [o for o, _ in pairs], [n for _, n in pairs]
+        return paired_rate(old, new, confidence) if _binary(old + new) else paired_mean(old, new, confidence)
+    old = [v for c in played(old_cases) if (v := _value(c, metric)) is not None]
+    new = [v for c in played(new_cases) if (v := _value(c, metric)) is not None]
+    if _binary(old + new) and old and new:
+        result = rate_change(int(sum(old)), len(old), int(sum(new)), len(new), confidence)
+        result["test"] = "Fisher's exact test, Newcombe's interval"
+    else:
+        result = mean_change(old, new, confidence)
+        result["test"] = "Welch's t"
+    result["paired"] = False
+    return result
+
+
+def _oriented(low: float | None, high: float | None, higher_is_better: bool) -> tuple[float | None, float | None]:
+    if low is None or high is None:
+        return None, None
+    return (low, high) if higher_is_better else (-high, -low)
+
+
+def judge_metric(metric: str, old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]], *,
+                 higher_is_better: bool, tolerance: float, alpha: float, beta: float, paired: bool) -> dict[str, Any]:
+    """One metric's verdict. `alpha`: the one-sided error of calling it better or worse (tested
+    with the two-sided 1 - 2 alpha interval and p < 2 alpha); `beta`: the one-sided error of each
+    of the two tests that call it the same (TOST with the 1 - 2 beta interval)."""
+    result = compare_metric(metric, old_cases, new_cases, 1 - 2 * alpha, paired)
+    result.update(metric=metric, direction="higher" if higher_is_better else "lower", tolerance=tolerance)
+    if min(result.get("n_old") or 0, result.get("n_new") or 0) < MIN_GAMES:
+        result["verdict"] = TOO_FEW
+        return result
+    change, p = result["change"], result["p"]
+    oriented_change = change if higher_is_better else -change
+    low, high = _oriented(*result["ci"], higher_is_better)
+    significant = p is not None and p < 2 * alpha
+    if significant and (high < -tolerance if high is not None else oriented_change < -tolerance):
+        result["verdict"] = WORSE
+    elif significant and (low > tolerance if low is not None else oriented_change > tolerance):
+        result["verdict"] = BETTER
+    else:
+        same = compare_metric(metric, old_cases, new_cases, 1 - 2 * beta, paired)
+        s_low, s_high = _oriented(*same["ci"], higher_is_better)
+        result["verdict"] = SAME if s_low is not None and -tolerance < s_low and s_high < tolerance else UNDECIDED
+        result["ci_same"] = same["ci"]
+    return result
+
+
+def unscored(results: dict[str, dict[str, Any]], side: str = "old") -> list[str]:
+    """Metrics of which one side's played games hold no value at all: a report written before the
+    metric existed (e.g. a baseline from before the headline), which must be regenerated."""
+    return [m for m, r in results.items() if r.get(f"n_{side}") == 0]
+
+
+def game_verdict(metric_verdicts: Sequence[str]) -> str:
+    """The game's one verdict from its tested metrics' verdicts."""
+    if not metric_verdicts:
+        return UNDECIDED
+    for v in (TOO_FEW, WORSE):
+        if v in metric_verdicts:
+            return v
+    if all(v == SAME for v in metric_verdicts):
+        return SAME
+    if BETTER in metric_verdicts and all(v in (BETTER, SAME) for v in metric_verdicts):
+        return BETTER
+    return UNDECIDED
+
+
+# -- the outcome breakdown, tested together ------------------------------------------------
+
+
+def outcome_breakdown(old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]], paired: bool) -> dict[str, Any]:
+    """Counts of each outcome label on both sides and one test over the whole distribution
+    (evidence only: it never decides a verdict)."""
+    if paired:  # the same games on both sides: count the pairs only
+        twins = pairs_of(old_cases, new_cases)
+        old, new = [o for o, _ in twins], [n for _, n in twins]
+    else:
+        old, new = played(old_cases), played(new_cases)
+    labels = sorted({c.get("outcome") for c in old + new if c.get("outcome") is not None})
+    counts = {label: {"old": sum(c.get("outcome") == label for c in old), "new": sum(c.get("outcome") == label for c in new)}
+              for label in labels}
+    out: dict[str, Any] = {"counts": counts, "test": None, "p": None}
+    if len(labels) < 2:
+        out["test"] = "one outcome only: nothing to test"
+        return out
+    if paired:
+        pairs = [(o.get("outcome"), n.get("outcome")) for o, n in pairs_of(old_cases, new_cases)]
+        statistic, df = 0.0, 0
+        for i, x in enumerate(labels):
+            for y in labels[i + 1:]:
+                xy, yx = pairs.count((x, y)), pairs.count((y, x))
+                if xy + yx:
+                    statistic += (xy - yx) ** 2 / (xy + yx)
+                    df += 1
+        out["test"] = "Bowker's test of symmetry over the paired outcome table"
+        out["p"] = float(stats.chi2.sf(statistic, df)) if df else 1.0
+        out["df"] = df
+        return out
+    observed = np.array([[counts[label]["old"] for label in labels], [counts[label]["new"] for label in labels]])
+    if min(observed.sum(axis=1)) == 0:
+        return out
+    chi2 = stats.chi2_contingency(observed)
+    out.update(test="chi-square test of the old x new outcome counts", p=float(chi2.pvalue), df=int(chi2.dof))
+    return out
+
+
+# -- one game, one look (report diff and gameeval compare; the gate runs it look by look) ---------
+
+
+def judge_game(game: str, old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]],
+               metrics: Sequence[tuple[str, bool, float]], alpha: float, beta: float) -> dict[str, Any]:
+    """One game's verdict from all its cases at once. `metrics`: (name, higher is better,
+    tolerance), the headline first; `alpha` and `beta` are split evenly over them."""
+    paired = is_paired(old_cases, new_cases)
+    n_old, n_new = len(played(old_cases)), len(played(new_cases))
+    results = {name: judge_metric(name, old_cases, new_cases, higher_is_better=higher, tolerance=tol,
+                                  alpha=alpha / max(1, len(metrics)), beta=beta / max(1, len(metrics)), paired=paired)
+               for name, higher, tol in metrics}
+    verdict = TOO_FEW if min(n_old, n_new) < MIN_GAMES else game_verdict([r["verdict"] for r in results.values()])
+    reason = ""
+    if verdict == WORSE:
+        reason = "worse: " + ", ".join(m for m, r in results.items() if r["verdict"] == WORSE)
+    elif verdict == TOO_FEW and n_old >= MIN_GAMES and (missing := unscored(results)):
+        reason = f"too few games: the old report has no values of {', '.join(missing)} (written before it existed: regenerate it)"
+    elif verdict == TOO_FEW:
+        reason = f"too few games: {n_old} played in the old run, {n_new} in the new"
+    return {"game": game, "result": verdict, "reason": reason, "paired": paired, "games_old": n_old, "games_new": n_new,
+            "metrics": results, "outcomes": outcome_breakdown(old_cases, new_cases, paired)}
+
+
+def missing_entry(game: str, why: str) -> dict[str, Any]:
+    return {"game": game, "result": MISSING, "reason": f"missing: {why}", "paired": None, "games_old": None,
+            "games_new": None, "metrics": {}, "outcomes": None}

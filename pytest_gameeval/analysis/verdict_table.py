@@ -1,0 +1,136 @@
+"""How a per-game verdict reads: one renderer for the gate's terminal lines, `report diff`'s and
+`gameeval compare`'s markdown tables, so all three say the same thing the same way.
+
+A game result is the dict of verdict.judge_game (or gate.GameGate.to_dict): "result", "reason",
+"paired", "metrics" (per tested metric: old, new, change, ci, p, test, verdict) and "outcomes"
+(the breakdown and its one test). Every line names both models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_gameeval.analysis.verdict import BETTER, FAILING, MISSING, WORSE
+
+TOO_SMALL_HINT = "play more games (--gameeval-trials N, or --gameeval-limit 0 for every row)"
+
+
+def model_of(report: dict[str, Any]) -> str:
+    """The evaluated model a report names (a local GGUF by its identity, file@sha)."""
+    return str((report.get("models") or {}).get("evaluated") or "?")
+
+
+def _num(x: Any, signed: bool = False) -> str:
+    if x is None:
+        return "–"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
+
+
+def interval(ci: Any) -> str:
+    if not ci or ci[0] is None or ci[1] is None:
+        return "–"
+    return f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+
+def _p(p: Any) -> str:
+    return "–" if p is None else f"{p:.3g}"
+
+
+def outcomes_text(outcomes: dict[str, Any] | None) -> str:
+    """`ST 0->2, RLE 8->6 (Bowker p=0.16)`: the breakdown and its one test, as evidence."""
+    if not outcomes:
+        return "–"
+    counts = ", ".join(f"{label} {c['old']}->{c['new']}" for label, c in outcomes["counts"].items())
+    test = f" ({'paired' if outcomes.get('test', '').startswith('Bowker') else 'chi-square'} p={_p(outcomes['p'])})" \
+        if outcomes.get("p") is not None else ""
+    return counts + test
+
+
+def metric_rows(game: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"metric": name, **m} for name, m in game["metrics"].items()]
+
+
+def markdown(games: dict[str, dict[str, Any]], old_model: str, new_model: str, note: str = "",
+             sides: tuple[str, str] = ("old", "new")) -> str:
+    """One row per game and tested metric (the headline first), then the verdict's evidence."""
+    o, n = sides
+    lines = [
+        f"{o.capitalize()}: `{old_model}`; {n}: `{new_model}`. Change = {n} − {o}; the verdict says how {n} compares with {o}.",
+        "",
+        f"| game | {o} model → {n} model | metric (better) | {o} (n) | {n} (n) | change | interval | p | test | "
+        f"outcomes {o}→{n} (one test, evidence only) | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, g in games.items():
+        verdict = f"**{g['result']}**" if g["result"] in FAILING else g["result"]
+        reason = (g.get("reason") or "").removeprefix(f"{g['result']}: ")
+        if reason:
+            verdict += f" ({reason})"
+        pair = f"`{old_model}` → `{new_model}`"
+        rows = metric_rows(g) or [{"metric": "–"}]
+        for i, m in enumerate(rows):
+            design = "paired" if m.get("paired") else ("independent" if "paired" in m else "–")
+            lines.append(
+                f"| {name} | {pair} | {m['metric']} ({m.get('direction', '–')}) | {_num(m.get('old'))} ({m.get('n_old', '–')}) | "
+                f"{_num(m.get('new'))} ({m.get('n_new', '–')}) | {_num(m.get('change'), True)} | {interval(m.get('ci'))} | "
+                f"{_p(m.get('p'))} | {design}: {m.get('test') or '–'} | {outcomes_text(g.get('outcomes')) if i == 0 else ''} | "
+                f"{verdict if i == 0 else m.get('verdict', '')} |")
+    if note:
+        lines += ["", note]
+    return "\n".join(lines)
+
+
+def gate_failures(gate: dict[str, Any]) -> list[str]:
+    """Why the gate failed, one entry per game (empty when it passed)."""
+    failing = [f"{n}: {g['reason'] or g['result']}" for n, g in sorted(gate["games"].items()) if g["verdict"] == "fail"]
+    if not gate.get("allow_missing"):
+        failing += [f"{n}: not in the baseline" for n in gate.get("missing_from_baseline", [])]
+    return failing + [f"{n}: not played (data error)" for n in gate.get("data_errors", [])]
+
+
+def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str, bool]]]:
+    """The gate's terminal block: (text, markup) per line; markup as pytest's TerminalWriter takes it."""
+    old_model = model_of({"models": gate.get("baseline_models") or {}})
+    out: list[tuple[str, dict[str, bool]]] = [
+        (f"regression gate: {new_model} against the baseline {old_model} ({gate['baseline']}; alpha={gate['alpha']}, "
+         f"beta={gate['beta']}, tolerance={gate['tolerance']}, {gate['looks']} looks):", {}),
+        (f"  {'game.metric':<26} {'better':<7} {'baseline':>9} {'new':>9} {'change':>8}  {'interval*':<19} {'games':>5}  "
+         f"{'design':<11} verdict", {}),
+    ]
+    for name, g in sorted(gate["games"].items()):
+        for metric, v in g["metrics"].items():
+            design = "paired" if v.get("paired") else "independent"
+            text = (f"  {name + '.' + metric:<26} {v['direction']:<7} {_num(v['old']):>9} {_num(v['new']):>9} "
+                    f"{_num(v['change'], True):>8}  {interval(v['ci']):<19} {v.get('games', g['games_used']):>5}  "
+                    f"{design:<11} {v['verdict']}")
+            out.append((text, {"red": v["verdict"] == WORSE, "bold": v["verdict"] == WORSE}))
+        if g.get("outcomes"):
+            out.append((f"  {name} outcomes (evidence, never decides): {outcomes_text(g['outcomes'])}", {}))
+        result = g.get("result", "")
+        tail = f": {g['reason']}" if g.get("reason") else ""
+        games = (f" after {g['games_used']} of {g['cases_available']} games ({g['games_played']} played, "
+                 f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks)") if result != MISSING else ""
+        out.append((f"  {name}: {result.upper()} — {new_model} vs {old_model}{games}{tail}",
+                    {"red": g["verdict"] == "fail", "green": result in (BETTER, "same"), "yellow": result == "undecided"}))
+    out.append(("  * two-sided interval of the change at the level of the metric's last test (1 - 2 x its share of alpha)", {}))
+    for name in gate.get("missing_from_baseline", []):
+        allowed = gate.get("allow_missing")
+        out.append((f"  {name}: not in the baseline {old_model}" + (" (allowed)" if allowed else " (--gameeval-gate-allow-missing to accept)"),
+                    {"red": not allowed}))
+    for name in gate.get("not_gated", []):
+        out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
+    for name in gate.get("data_errors", []):
+        out.append((f"  {name}: not played (data error)", {"red": True}))
+    failing = gate_failures(gate)
+    results = sorted({g.get("result", "") for g in gate["games"].values()})
+    undecided = [n for n, g in sorted(gate["games"].items()) if g.get("result") == "undecided"]
+    if undecided:
+        games = ", ".join(f"{n} ({gate['games'][n]['games_used']} games)" for n in undecided)
+        out.append((f"  sample too small to decide: {games}: neither better, worse nor the same within the tolerance at "
+                    f"the stated error rates; {TOO_SMALL_HINT}", {"yellow": True}))
+    if failing:
+        out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}", {"red": True, "bold": True}))
+    else:
+        out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game {' or '.join(results) or 'undecided'}; "
+                    "none worse beyond its tolerance", {"green": True}))
+    return out
