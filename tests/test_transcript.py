@@ -146,6 +146,7 @@ def test_every_task_has_a_headline_score_and_named_interval_bounds(tmp_path):
         assert next(iter(log.samples[0].scores[f"gameeval_{spec.name}"].value)) == spec.headline
         headline = next(s for s in log.results.scores if s.name == spec.headline)
         assert headline.metrics["mean"].value == headline.metrics["mean"].value  # not NaN
+        assert {"low95", "high95"} <= set(headline.metrics)  # the headline's interval (t; one game: none)
         for score in log.results.scores:
             if score.name in spec.rate_keys:  # outcome labels and 0/1 keys such as evaluated_win
                 assert {"low95", "high95"} <= set(score.metrics)

@@ -36,16 +36,26 @@ def _short_named_metric(name: str, doc: str):
 
 
 def _wilson(scores: list[SampleScore]) -> tuple[float, float]:
+    """The 95% interval: Wilson for 0/1 values (a rate), Student t for other values (the headline
+    `played_quality`); NaN values (undefined for a game) are left out."""
+    import math
+
     from scipy import stats  # here, not at task load: scipy costs ~0.5 s of every eval's start-up
 
+    from pytest_gameeval.metrics.stats import mean as t_interval
+
     values = [float(s.score.value) for s in scores]  # type: ignore[arg-type]
+    values = [v for v in values if math.isfinite(v)]
     if not values:
         return float("nan"), float("nan")
+    if any(v not in (0.0, 1.0) for v in values):
+        low, high = t_interval(values)["ci"]
+        return (float("nan"), float("nan")) if low is None else (float(low), float(high))
     ci = stats.binomtest(round(sum(values)), len(values)).proportion_ci(method="wilson")
     return float(ci.low), float(ci.high)
 
 
-@_short_named_metric("low95", "Lower bound of the 95% Wilson interval of a rate.")
+@_short_named_metric("low95", "Lower bound of the 95% interval (Wilson for a rate, Student t for the headline).")
 def low95() -> Metric:
     def low(scores: list[SampleScore]) -> float:
         return _wilson(scores)[0]
@@ -53,7 +63,7 @@ def low95() -> Metric:
     return low
 
 
-@_short_named_metric("high95", "Upper bound of the 95% Wilson interval of a rate.")
+@_short_named_metric("high95", "Upper bound of the 95% interval (Wilson for a rate, Student t for the headline).")
 def high95() -> Metric:
     def high(scores: list[SampleScore]) -> float:
         return _wilson(scores)[1]
@@ -73,7 +83,7 @@ def game_scorer(spec: GameSpec) -> Scorer:
     # the headline first: inspect's summary and the sample's score panel list keys in this order
     keys = [spec.headline, *(k for k in [*spec.outcome_labels, *spec.mean_keys, *FAILURE_KEYS.values()] if k != spec.headline)]
     metrics: dict[str, list[Metric]] = {
-        key: [mean(), stderr(), low95(), high95()] if key in rates else [mean(), stderr()] for key in keys
+        key: [mean(), stderr(), low95(), high95()] if key in rates or key == spec.headline else [mean(), stderr()] for key in keys
     }
 
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
