@@ -36,14 +36,9 @@ from pytest_gameeval.analysis.verdict import (
     judge_metric, mean_change, outcome_breakdown, played, rate_change, unscored,
 )
 
-__all__ = ["MEAN", "RATE", "GameGate", "GateMetric", "compare", "look_ends", "mean_change", "rate_change", "spent"]
-
-
-def compare(kind: str, old: Sequence[float], new: Sequence[float], confidence: float = 0.95) -> dict[str, Any]:
-    """Compare per-game values of one metric as independent samples (0/1 values for a rate)."""
-    if kind == RATE:
-        return rate_change(int(sum(old)), len(old), int(sum(new)), len(new), confidence)
-    return mean_change(list(old), list(new), confidence)
+# re-exported: what the plugin's runner, the benchmarks and the tests import from here
+__all__ = ["BETTER", "MEAN", "MISSING", "RATE", "SAME", "TOO_FEW", "UNDECIDED", "WORSE", "GameGate", "GateMetric",
+           "compare_metric", "look_ends", "mean_change", "missing_game", "rate_change", "spent"]
 
 
 def spent(total: float, look: int, looks: int) -> float:
@@ -181,5 +176,3 @@ def missing_game(game: str, n_cases: int, config: GateConfig, why: str) -> dict[
             "games_used": 0, "games_played": 0, "harness_errors": 0, "cases_available": n_cases, "looks_done": 0,
             "looks_planned": 0, "alpha": config.alpha, "beta": config.beta, "metrics": {}, "outcomes": None}
 
-
-__all__ += ["BETTER", "MISSING", "SAME", "TOO_FEW", "UNDECIDED", "WORSE", "compare_metric", "missing_game"]
