@@ -39,7 +39,7 @@ def test_inspect_eval_prints_progress_lines_on_stderr(tmp_path):
     found = lines_of(text)
     assert len(found) >= 2, text[-3000:]
     assert {m[4] for m in found} == {"6"}  # the total is the eval's samples (--limit), not the dataset
-    assert any(int(m[3]) > 0 and "ST " in m[6] and "(headline)" in m[6] and "outcomes " in m[6] for m in found), text[-3000:]
+    assert any(int(m[3]) > 0 and "played_quality " in m[6] and "(headline)" in m[6] and "outcomes " in m[6] for m in found), text[-3000:]
 
 
 def test_the_plugin_prints_progress_lines_in_one_process(tmp_path):
