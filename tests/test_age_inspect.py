@@ -17,6 +17,7 @@ from inspect_ai.model._model import _model_roles
 from pytest_gameeval.analysis.age_topics import topic_table, write_outputs
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import SPEC
+from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.solver import bound_model, resolve_role
 from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.engine.play import play_case, scripted_binder
@@ -94,7 +95,8 @@ def test_list_roles_resolve_by_index():
         assert bound_model("seat2|players[0]") is a  # falls back to the list
         assert bound_model("judge") is not None and bound_model("other") is None
         notes = []
-        assert resolve_role("seat3|players[5]", b, notes) is b and "not bound" in notes[0]
+        age = get_spec("age")
+        assert resolve_role("seat3|players[5]", b, notes, age, age.parse_options({})) is b and "not bound" in notes[0]
     finally:
         _model_roles.reset(token)
 

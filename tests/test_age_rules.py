@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from pytest_gameeval.engine.degenerate import DegenerateMove
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.engine.matching import jaro_match
 from pytest_gameeval.engine.runner import play
@@ -95,7 +96,7 @@ def test_read_reply_json_and_labelled_lines():
     assert read_reply('{"Description": "a fruit"}', False)["guess"] == ""
     with pytest.raises(ParseError):
         read_reply("I like fruit", False)
-    with pytest.raises(ParseError, match="placeholder"):
+    with pytest.raises(DegenerateMove, match="placeholder"):  # well-formed, no content (issue 25)
         read_reply('{"description": "<your clue>", "guess": "<the other word>"}', False)
     assert read_reply('{"description": "sweet", "guess": "<the other word>"}', False)["guess"] == ""
     with pytest.raises(ParseError):

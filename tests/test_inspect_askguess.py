@@ -49,13 +49,28 @@ def test_inspect_eval_plays_and_scores(tmp_path):
     assert {"mean", "stderr"} <= set(metrics) or any(s.name == "ST" for s in log.results.scores)
 
 
-def test_registered_name_and_unbound_answerer_is_self_play_said_in_the_log(tmp_path):
+def test_registered_name_and_unbound_answerer_is_the_reference_said_in_the_log(tmp_path):
     proc, logs = inspect_eval(tmp_path, "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3")
     (log,) = logs
     assert log.status == "success"
-    infos = [str(e.data) for e in log.samples[0].events if e.event == "info"]
-    assert any("model role 'answerer' is not bound" in i and "self-play" in i for i in infos)
-    assert log.samples[0].metadata["gameeval_record"]["notes"]
+    sample = log.samples[0]
+    infos = [str(e.data) for e in sample.events if e.event == "info"]
+    assert any("model role 'answerer' is not bound" in i and "reference policy gameeval/scripted/reference" in i for i in infos)
+    card = next(i for i in infos if "Answerer" in i)  # the setup card names who played the seat
+    assert "gameeval/scripted/reference" in card
+    record = sample.metadata["gameeval_record"]
+    answerer = next(s for s in record["seats"] if s["role"] == "answerer")
+    assert answerer["model"] == "gameeval/scripted/reference" and answerer["reference"] and answerer["model_role"] == "answerer"
+    assert any("reference policy" in n for n in record["notes"])
+
+
+def test_opponents_self_is_self_play_said_in_the_log(tmp_path):
+    proc, logs = inspect_eval(tmp_path, "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3",
+                              "-T", "opponents=self")
+    (log,) = logs
+    record = log.samples[0].metadata["gameeval_record"]
+    assert {s["model"] for s in record["seats"]} == {"gameeval/scripted"}
+    assert any("played by the evaluated model gameeval/scripted (self-play: opponents=self)" in n for n in record["notes"])
 
 
 def test_unknown_task_argument_is_one_clear_error(tmp_path):

@@ -60,7 +60,7 @@ def test_every_prompt_of_a_real_game_converts_as_a_full_conversion_would():
             assert all(a is b for a, b in zip(messages, previous[:-1]))  # all but a merged last message re-sent
             sent[ctx.seat.name] = messages
             checked.append(len(messages))
-            return Reply("Is it something you can hold in one hand?")
+            return Reply(f"Is it something you can hold in one hand, number {len(checked)}?")  # a question may not repeat
 
     record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: Check()))
     assert record.label == "RLE" and len(checked) == 12 and max(checked) > 10

@@ -69,11 +69,15 @@ def test_the_fixture_skips_without_a_model_for_an_unbound_role(pytester):
     pytester.makepyfile("""
         from pytest_gameeval.players.scripted import ReplayPlayer
 
-        def test_answerer(gameeval_play):
-            gameeval_play("askguess", "apple", roles={"evaluated": ReplayPlayer(["Is it an apple?"])})
+        def test_answerer(gameeval_play):  # self-play asked for: the answerer needs a model
+            gameeval_play("askguess", "apple", roles={"evaluated": ReplayPlayer(["Is it an apple?"])}, options={"opponents": "self"})
+
+        def test_reference_answerer(gameeval_play):  # by default the reference policy answers
+            record = gameeval_play("askguess", "apple", roles={"evaluated": ReplayPlayer(["Is it an apple?"])})
+            assert record.label == "ST" and record.seat("Answerer")["model"] == "gameeval/scripted/reference"
     """)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rs", "-m", "not gameeval")
-    result.assert_outcomes(skipped=1, deselected=9)
+    result.assert_outcomes(skipped=1, passed=1, deselected=9)
     result.stdout.fnmatch_lines(["*no model to play model role 'answerer'*"])
 
 

@@ -238,7 +238,8 @@ def test_a_two_word_baseline_outside_the_project_cannot_drop_the_ini_settings(py
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
     assert len(errors) == 1 and f"write --gameeval-baseline={outside}" in errors[0] and "pyproject.toml was not read" in errors[0]
-    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", f"--gameeval-baseline={outside}", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", f"--gameeval-baseline={outside}", "-p", "no:cacheprovider",
+                                          "--gameeval-role", f"answerer={ORACLE}")  # the baseline's answerer
     assert result.ret == 0, result.stdout.str()  # the ini's model and limit were read
     result.stdout.fnmatch_lines(["*askguess: 3 played*", "gameeval gate passed*"])
 

@@ -123,7 +123,7 @@ def test_bad_descriptions_are_reprompted(speak, problem):
     def describe(ctx):
         if ctx.seat.name == "Player 1" and not sent:
             sent.append(1)
-            return json.dumps({"guess": "x", "speak": speak})
+            return json.dumps({"guess": "pear", "speak": speak})
         return describe_ok(ctx)
 
     record, players = play(policy(catch_spy, describe))
@@ -135,9 +135,9 @@ def test_bad_descriptions_are_reprompted(speak, problem):
 def test_repeating_another_players_description_is_a_rule_violation():
     def describe(ctx):
         if ctx.seat.name == "Player 2" and ctx.attempt == 0:
-            return json.dumps({"guess": "x", "speak": "Round and sweet."})
+            return json.dumps({"guess": "pear", "speak": "Round and sweet."})
         if ctx.seat.name == "Player 1":
-            return json.dumps({"guess": "x", "speak": "round and sweet"})
+            return json.dumps({"guess": "pear", "speak": "round and sweet"})
         return describe_ok(ctx)
 
     record, players = play(policy(catch_spy, describe))
@@ -147,7 +147,7 @@ def test_repeating_another_players_description_is_a_rule_violation():
 
 def test_max_words_is_a_task_argument():
     def describe(ctx):
-        return json.dumps({"guess": "x", "speak": " ".join(["word"] * 12) + f" {ctx.seat.name}"})
+        return json.dumps({"guess": "pear", "speak": " ".join(["word"] * 12) + f" {ctx.seat.name}"})
 
     record, _ = play(policy(catch_spy, describe), max_words=0)
     assert record.failures["Player 1"]["rule"] == 0

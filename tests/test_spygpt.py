@@ -78,7 +78,7 @@ def test_unparsable_judge_is_reprompted_then_counted_never_scored():
     d = record.outcome["details"]
     apple_judge = judges_by_word(game)["apple"]
     pear_judge = judges_by_word(game)["pear"]
-    assert record.failures[apple_judge] == {"format": 3, "rule": 0, "chat": 0, "forfeit": 1}
+    assert record.failures[apple_judge] == {"format": 3, "rule": 0, "degenerate": 0, "chat": 0, "forfeit": 1}
     assert record.failures[pear_judge]["format"] == 1 and d["distractor_scores"]["pear"] == 2
     assert d["target_score"] is None and d["unparsed"] == 1
     s = metrics.score(record)
@@ -114,7 +114,7 @@ def test_no_description_after_retries_ends_the_game_unscored():
     game, _ = new_game()
     record = run(game, players_for(game, ["not json", describe_json("An apple."), describe_json("")], {w: [] for w in ITEM["distractors"] + ["apple"]}))
     assert record.label == "no_description"
-    assert record.failures[DESCRIBER] == {"format": 2, "rule": 1, "chat": 0, "forfeit": 1}
+    assert record.failures[DESCRIBER] == {"format": 2, "rule": 1, "degenerate": 0, "chat": 0, "forfeit": 1}
     s = metrics.score(record)
     assert s["no_description"] == 1 and math.isnan(s["aggressive_target"])
     assert metrics.summarize([record])["modes"]["aggressive"]["outcomes"]["no_description"]["k"] == 1

@@ -146,7 +146,7 @@ def test_truth_teller_lying_is_a_rule_violation_and_forfeits_after_retries():
     players = standard_players(game, pick=who(game, "princess"), extra_to=who(game, "princess"),
                                overrides={chef: [j(answer="Queen")] * 3})
     record = run(game, players)
-    assert record.failures[chef] == {"format": 0, "rule": 3, "chat": 0, "forfeit": 1}
+    assert record.failures[chef] == {"format": 0, "rule": 3, "degenerate": 0, "chat": 0, "forfeit": 1}
     assert record.outcome["details"]["forfeits"]["answer"] == 1
     assert any(e.kind == HOST_MSG and e.to is None and e.text == f"{chef} gave no valid answer." for e in record.events)
     assert not any(e.kind == "speech" and e.speaker == chef for e in record.events)  # nothing substituted
@@ -172,7 +172,7 @@ def test_princess_must_name_herself_and_liars_must_not_name_the_princess():
             players[name] = ReplayPlayer([j(answer=princess)])  # the Spy camp may tell the truth
     record = run(game, players)
     assert record.failures[princess]["rule"] == 1
-    assert record.failures[minister] == {"format": 1, "rule": 1, "chat": 0, "forfeit": 0}  # truth, then no player
+    assert record.failures[minister] == {"format": 1, "rule": 1, "degenerate": 0, "chat": 0, "forfeit": 0}  # truth, then no player
     assert record.label == "prince"
     spy_camp = [n for n, r in game.identities.items() if r in ("spy", "maid")]
     assert all(sum(record.failures[n].values()) == 0 for n in spy_camp)
@@ -196,7 +196,7 @@ def test_invalid_questions_are_reprompted_then_forfeited():
     for name, role in game.identities.items():
         players[name] = ReplayPlayer([identity_answer(role)] if name != "Player 1" else [])
     record = run(game, players)
-    assert record.failures[PRINCE_SEAT] == {"format": 3, "rule": 3, "chat": 0, "forfeit": 2}
+    assert record.failures[PRINCE_SEAT] == {"format": 3, "rule": 3, "degenerate": 0, "chat": 0, "forfeit": 2}
     assert record.outcome["details"]["forfeits"] == {"ask": 1, "answer": 0, "extra": 1, "extra_answer": 0, "choose": 0}
     assert any(e.text == "The Prince asked Player 1 no valid question." for e in record.events)
     assert any(e.text == "The Prince asked no extra question." for e in record.events)

@@ -210,11 +210,18 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
         if decoding(o) != decoding(n) and not allow_structured_mismatch:
             reasons.append(f"{name}: structured decoding differs (old: {decoding(o)}, new: {decoding(n)}; "
                            "format errors mean different things; --allow-structured-mismatch compares anyway)")
+        if o.get("opponents") and n.get("opponents") and o["opponents"] != n["opponents"]:  # {}: no game played
+            reasons.append(f"{name}: different opponents (old: {_seats(o['opponents'])}; new: {_seats(n['opponents'])}): "
+                           "a score against one opponent says nothing about the other")
         ro, rn = rule_options(o), rule_options(n)
         changed = sorted(k for k in set(ro) | set(rn) if ro.get(k) != rn.get(k))
         if changed:
             reasons.append(f"{name}: different game options " + ", ".join(f"{k}={ro.get(k)!r}->{rn.get(k)!r}" for k in changed))
     return reasons
+
+
+def _seats(opponents: dict[str, str]) -> str:
+    return ", ".join(f"{role}={who}" for role, who in opponents.items()) or "none"
 
 
 # -- the diff -------------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ def gate_failures(gate: dict[str, Any]) -> list[str]:
     failing = [f"{n}: {g['reason'] or g['result']}" for n, g in sorted(gate["games"].items()) if g["verdict"] == "fail"]
     if not gate.get("allow_missing"):
         failing += [f"{n}: not in the baseline" for n in gate.get("missing_from_baseline", [])]
+    failing += gate.get("opponents_differ", [])  # other opponents than the baseline's: no comparison (issue 25)
     return failing + [f"{n}: not played (data error)" for n in gate.get("data_errors", [])]
 
 

@@ -31,6 +31,7 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
+from pytest_gameeval.engine.degenerate import DegenerateMove
 from pytest_gameeval.engine.errors import RuleViolation
 from pytest_gameeval.engine.matching import normalize
 from pytest_gameeval.engine.parsing import json_objects
@@ -71,7 +72,7 @@ def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> N
     alone = {_untagged(text) for text in (reply, *values)}
     for value in values or [reply]:
         if _PLACEHOLDER.fullmatch(value.strip()):
-            raise RuleViolation(f"your reply gives the placeholder {value.strip()} instead of your own words")
+            raise DegenerateMove(f"your reply gives the placeholder {value.strip()} instead of your own words")
     for text, whole in ((system, False), *((t, True) for t in turn_texts)):
         if not text:
             continue

@@ -53,6 +53,12 @@ class Turn:
     record_only: bool = False
     reply: ReplyFormat | None = None
     echo_check: bool = True  # the runner's check that the reply does not restate host text (engine/echo.py)
+    # the degenerate-move check (engine/degenerate.py): a move its seat may not repeat word for
+    # word (a question), the parts of the text that must hold a real word (the X of a guess
+    # form), and words of the game's data that are real although they look like placeholders
+    no_repeat: bool = False
+    word_slots: Callable[[str], list[str]] | None = None
+    real_words: frozenset[str] = frozenset()
 
 
 @dataclass

@@ -29,10 +29,25 @@ async def play_case(
     game, seed = spec.setup(row, epoch, options)
     roles = spec.seat_model_roles(game)
     players = {name: bind(seat, roles[name]) for name, seat in game.seats.items()}
-    return await play(
+    record = await play(
         game, players, instance_id=row.id, seed=seed, epoch=epoch,
         style=options.get("style", "chat"), observer=observer, notes=notes,
     )
+    for seat in record.seats:  # who played what: reports compare the opponents of two runs by it
+        seat["model_role"] = roles[seat["name"]]
+    return record
+
+
+def unbound_note(spec: GameSpec, role: str, played_by: str, evaluated: str | None, bind_hint: str,
+                 options: dict[str, Any]) -> str:
+    """The note a record and log get for a model role the user did not bind: who played it and why."""
+    head = f"model role '{role}' is not bound ({bind_hint}): played by "
+    if spec.reference_model(role, options) == played_by:
+        return head + f"the reference policy {played_by} (opponents=reference, the default; opponents=self for self-play)"
+    if evaluated is not None and played_by != evaluated:
+        return head + played_by
+    why = "opponents=self" if role in spec.reference_roles else f"{spec.name} has no reference policy for it"
+    return head + f"the evaluated model {played_by} (self-play: {why})"
 
 
 def scripted_binder(spec: GameSpec, strengths: dict[str, str], seed: int = 0) -> SeatBinder:

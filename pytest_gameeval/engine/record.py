@@ -35,8 +35,21 @@ class GameRecord:
 
     @property
     def structured(self) -> str:
-        """Whether the game's seats played with structured decoding: "on", "off" or "mixed"."""
-        return decoding_label([bool(s.get("structured")) for s in self.seats])
+        """Whether the game's model seats played with structured decoding: "on", "off" or "mixed"
+        (a reference opponent's seat is a fixed policy, not a model under test: left out)."""
+        seats = [s for s in self.seats if not s.get("reference")] or self.seats
+        return decoding_label([bool(s.get("structured")) for s in seats])
+
+    def opponents(self) -> dict[str, str]:
+        """model role -> who played its seats, for every role but the evaluated one: a model, or
+        "self" where the evaluated model played it (self-play); {} for records from before roles."""
+        evaluated = {s["model"] for s in self.seats if s.get("model_role") == "evaluated"}
+        out: dict[str, set[str]] = {}
+        for s in self.seats:
+            role = s.get("model_role")
+            if role and role != "evaluated":
+                out.setdefault(role, set()).add("self" if s["model"] in evaluated else s["model"])
+        return {role: ",".join(sorted(models)) for role, models in sorted(out.items())}
 
     def seat(self, name: str) -> dict[str, Any]:
         return next(s for s in self.seats if s["name"] == name)

@@ -40,6 +40,15 @@ class Field:
     required: bool = True
     value_schema: dict[str, Any] | None = None  # a JSON object value (read as is): its schema
     min_length: int = 1
+    # what the field holds, for the degenerate-move check (engine/degenerate.py): "words",
+    # "choice", "number", "private" (a seat's own reasoning) or "any"; "" infers it
+    content: str = ""
+
+    @property
+    def expects(self) -> str:
+        if self.content:
+            return self.content
+        return "choice" if self.enum is not None else "any" if self.value_schema is not None else "words"
 
     def schema(self) -> dict[str, Any]:
         if self.value_schema is not None:
@@ -102,9 +111,10 @@ class ReplyFormat:
         return value
 
 
-def text_reply(name: str, hint: str, max_length: int | None = None, enum: tuple[str, ...] | None = None) -> ReplyFormat:
+def text_reply(name: str, hint: str, max_length: int | None = None, enum: tuple[str, ...] | None = None,
+               content: str = "") -> ReplyFormat:
     """A plain-text turn; under structured decoding the reply is {name: text}."""
-    return ReplyFormat(name, (Field(name, hint, max_length, enum),), text=True)
+    return ReplyFormat(name, (Field(name, hint, max_length, enum, content=content),), text=True)
 
 
 def object_schema(properties: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_move
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event, HOST
@@ -50,7 +51,9 @@ class _Session:
     def __init__(self, seats: list[str], style: str, seed: int):
         self.style = style
         self.seed = seed
-        self.failures = {s: {FORMAT_ERROR: 0, RULE_VIOLATION: 0, CHAT_ERROR: 0, "forfeit": 0} for s in seats}
+        # DEGENERATE counts the rule violations that were degenerate moves (a part of RULE_VIOLATION)
+        self.failures = {s: {FORMAT_ERROR: 0, RULE_VIOLATION: 0, DEGENERATE: 0, CHAT_ERROR: 0, "forfeit": 0} for s in seats}
+        self.moves: dict[tuple[str, str], list[str]] = {}  # (seat, action) -> the texts of its accepted moves
         self.usage = {s: {"input_tokens": 0, "output_tokens": 0, "calls": 0} for s in seats}
 
 
@@ -90,11 +93,18 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
             action = turn.parse(text)  # an unreadable reply is a format error, echo or not
             if turn.echo_check:  # a readable one that restates the host text this seat was shown is no move
                 check_not_echo(reply.text, [e.text for e in logged if e.kind == HOST_MSG], system)
+                # nor is one empty of content: digits for a question, a placeholder for a guess
+                check_move(turn, text, session.moves.get((turn.seat, turn.action), []))
+            session.moves.setdefault((turn.seat, turn.action), []).append(text)
             return _Result(True, text, action, events=logged)
         except (ParseError, RuleViolation) as problem:
             kind = FORMAT_ERROR if isinstance(problem, ParseError) else RULE_VIOLATION
             session.failures[turn.seat][kind] += 1
-            note(game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, {"kind": kind, "action": turn.action, "attempt": attempt})))
+            data = {"kind": kind, "action": turn.action, "attempt": attempt}
+            if isinstance(problem, DegenerateMove):
+                session.failures[turn.seat][DEGENERATE] += 1
+                data["reason"] = DEGENERATE
+            note(game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, data)))
             last = _Result(False, kind=kind, detail=str(problem), events=logged)
             if attempt < turn.retries:
                 what = "could not be read" if kind == FORMAT_ERROR else "breaks a rule"
@@ -216,7 +226,9 @@ async def play(
         epoch=epoch,
         options=dict(game.options),
         seats=[{"name": s.name, "role": s.role, "model": players[s.name].label, "private": s.private,
-                "structured": bool(getattr(players[s.name], "structured", False))} for s in game.seats.values()],
+                "structured": bool(getattr(players[s.name], "structured", False)),
+                **({"reference": True} if getattr(players[s.name], "reference", False) else {})}
+               for s in game.seats.values()],
         events=game.events,
         outcome={"label": outcome.label, "winner": outcome.winner, "details": outcome.details},
         failures=session.failures,

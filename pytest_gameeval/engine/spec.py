@@ -24,8 +24,9 @@ from pytest_gameeval.engine.roles import role_names
 
 EVALUATED = "evaluated"  # the model role of the model under evaluation
 # failure counts of a record (GameRecord.failure_totals) as a reader says them
-FAILURE_NAMES = {"format": "format errors", "rule": "rule violations", "chat": "failed calls (chat errors)",
-                 "forfeit": "turns forfeited"}
+FAILURE_NAMES = {"format": "format errors", "rule": "rule violations",
+                 "degenerate": "degenerate moves (rule violations: well-formed, no content)",
+                 "chat": "failed calls (chat errors)", "forfeit": "turns forfeited"}
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ def only_rows(rows: list[Row], wanted: list[str] | None, game: str, what: str) -
 
 
 PROTOCOLS = ("default", "paper")
+OPPONENT_CHOICES = ("reference", "self")
+REFERENCE_STRENGTH = "reference"  # the scripted strength that plays a game's reference opponents
 
 COMMON_OPTIONS = {
     "protocol": Option("default", "default: our rules, data and metrics; paper: the paper's setting (docs/fidelity.md)", PROTOCOLS),
@@ -87,6 +90,7 @@ COMMON_OPTIONS = {
     "style": Option("chat", "prompt style: role-based chat messages or one flat text prompt", PROMPT_STYLES),
     "limit": Option(0, "play only the first N rows (0: all)"),
     "shuffle": Option(False, "shuffle rows with the seed before limiting"),
+    "opponents": Option("reference", "who plays a seat whose model role is not bound: reference (the game's fixed reference policy, gameeval/scripted/reference, where the game has a faithful one; else the evaluated model) or self (the evaluated model: self-play)", OPPONENT_CHOICES),
     "structured": Option("auto", "constrained decoding to each turn's JSON schema: auto (on for gameeval/local, off for other providers), on or off", STRUCTURED_CHOICES),
 }
 
@@ -120,6 +124,9 @@ class GameSpec:
     binary_keys: tuple[str, ...] = ()
     # the direction of improvement of each gated metric (score key -> True if higher is better)
     higher_is_better: dict[str, bool] = {}
+    # model roles with a faithful fixed reference policy (the scripted strength "reference"): an
+    # unbound one is played by it unless opponents=self (docs/fidelity.md says why per game)
+    reference_roles: tuple[str, ...] = ()
     # option values protocol=paper sets unless the user gives them (docs/fidelity.md says why each)
     paper_protocol: dict[str, Any] = {}
     # what each outcome label means, for readers (label -> a few words); the label if missing
@@ -229,6 +236,13 @@ class GameSpec:
     def seat_model_roles(self, game: Game) -> dict[str, str]:
         """Seat name -> model role ("evaluated", "answerer", ...)."""
         return {name: self.model_roles.get(seat.role, EVALUATED) for name, seat in game.seats.items()}
+
+    def reference_model(self, role: str, options: dict[str, Any]) -> str | None:
+        """The model string of the reference policy that plays an unbound `role`, or None where
+        the evaluated model plays it (opponents=self, or the game has no faithful reference)."""
+        if options.get("opponents", "reference") != "reference" or role not in self.reference_roles:
+            return None
+        return f"{SCRIPTED_MODEL}/{REFERENCE_STRENGTH}"
 
     def bindable_roles(self) -> set[str]:
         """Every model role name a user may bind for this game (for checking typos)."""

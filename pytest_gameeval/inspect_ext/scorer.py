@@ -15,7 +15,8 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.inspect_ext.solver import RECORD_KEY
 
-FAILURE_KEYS = {"format": "format_errors", "rule": "rule_violations", "chat": "chat_errors", "forfeit": "forfeits"}
+FAILURE_KEYS = {"format": "format_errors", "rule": "rule_violations", "degenerate": "degenerate_moves",
+                "chat": "chat_errors", "forfeit": "forfeits"}
 
 
 def _short_named_metric(name: str, doc: str):

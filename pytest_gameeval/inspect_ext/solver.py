@@ -9,11 +9,11 @@ from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from pytest_gameeval.engine.game import Seat
-from pytest_gameeval.engine.spec import EVALUATED, Row
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
-from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.play import play_case, unbound_note
 from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer, to_inspect
 from pytest_gameeval.engine.roles import how_to_bind, lookup_role
@@ -26,15 +26,18 @@ def bound_model(role: str) -> Model | None:
     return lookup_role(role, model_roles())
 
 
-def resolve_role(role: str, evaluated: Model, notes: list[str]) -> Model:
-    """The model bound to `role` with --model-role, else the evaluated model (said in the log)."""
+def resolve_role(role: str, evaluated: Model, notes: list[str], spec: GameSpec, options: dict[str, Any]) -> Model:
+    """The model bound to `role` with --model-role, else the game's reference policy for it
+    (opponents=reference), else the evaluated model (self-play); said in the log."""
     if role == EVALUATED:
         return evaluated
     model = bound_model(role)
     if model is not None:
         return model
-    notes.append(f"model role '{role}' is not bound ({how_to_bind(role)}): played by the evaluated model {evaluated} (self-play)")
-    return evaluated
+    reference = spec.reference_model(role, options)
+    model = get_model(reference) if reference else evaluated
+    notes.append(unbound_note(spec, role, str(model), str(evaluated), how_to_bind(role), options))
+    return model
 
 
 @solver
@@ -49,9 +52,10 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
 
         def bind(seat: Seat, role: str) -> Player:
             if role not in models:
-                models[role] = resolve_role(role, evaluated, notes)
+                models[role] = resolve_role(role, evaluated, notes, spec, options)
             observer.bound(seat.name, role, str(models[role]))
-            return ModelPlayer.for_choice(models[role], options["structured"])
+            reference = role != EVALUATED and bound_model(role) is None and spec.reference_model(role, options) is not None
+            return ModelPlayer.for_choice(models[role], options["structured"], reference=reference)
 
         row = Row(state.metadata["row_id"], state.metadata["row"])
         progress = progress_of(game)

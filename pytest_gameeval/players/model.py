@@ -51,19 +51,24 @@ class InspectConversation:
 
 
 class ModelPlayer:
-    """`structured`: send each turn's reply schema with the request (constrained decoding)."""
+    """`structured`: send each turn's reply schema with the request (constrained decoding).
+    `reference`: the seat is a game's fixed reference opponent, not a model under test (its
+    decoding is left out of the game's structured label)."""
 
-    def __init__(self, model: Model, config: GenerateConfig | None = None, *, structured: bool = False):
+    def __init__(self, model: Model, config: GenerateConfig | None = None, *, structured: bool = False,
+                 reference: bool = False):
         self.model = model
+        self.reference = reference
         self.config = config or GenerateConfig()
         self.label = str(model)
         self.structured = structured
         self.conversation = InspectConversation()
 
     @classmethod
-    def for_choice(cls, model: Model, choice: str, config: GenerateConfig | None = None) -> ModelPlayer:
+    def for_choice(cls, model: Model, choice: str, config: GenerateConfig | None = None, *,
+                   reference: bool = False) -> ModelPlayer:
         """A player with structured decoding as the `structured` option (auto/on/off) says for this model."""
-        return cls(model, config, structured=resolve_structured(choice, str(model)))
+        return cls(model, config, structured=resolve_structured(choice, str(model)), reference=reference)
 
     def _config(self, ctx: TurnContext) -> GenerateConfig:
         if not self.structured or ctx.turn.reply is None:

@@ -623,7 +623,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     from pytest_gameeval.pytest_plugin.journal import clear_journal
     from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys
     from pytest_gameeval.analysis.report import (
-        SCHEMA, SCHEMA_VERSION, git_info, redact_args, redact_mapping, write_json_atomic, write_jsonl_atomic,
+        SCHEMA, SCHEMA_VERSION, git_info, incomparable, redact_args, redact_mapping, write_json_atomic, write_jsonl_atomic,
     )
 
     settings = state.settings
@@ -662,6 +662,10 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
                     failures[kind] = failures.get(kind, 0) + n
         notes = sorted({n for r in game_records for n in r.notes})
         decodings = {r.structured for r in game_records}
+        opponents: dict[str, set[str]] = {}  # who played each model role but the evaluated one
+        for r in game_records:
+            for role, who in r.opponents().items():
+                opponents.setdefault(role, set()).add(who)
         games[name] = {
             "title": spec.title,
             "options": plan.options,
@@ -680,6 +684,8 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             "notes": notes,
             # structured decoding as actually used by the game's seats: "on", "off" or "mixed"
             "structured": decodings.pop() if len(decodings) == 1 else ("mixed" if decodings else None),
+            # model role -> who played it ("self": the evaluated model); runs with other opponents do not compare
+            "opponents": {role: ",".join(sorted(who)) for role, who in sorted(opponents.items())},
         }
     for name in sorted(state.broken):
         if name not in games:
@@ -700,13 +706,17 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
                     gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate,
                                                f"no game of it was played ({errors} harness errors)")
         missing = [g for g in missing if g not in data_errors]
+        # who played the other seats is known only from the records: a gate against other opponents is no gate
+        compared = [g for g in games if g not in missing and g not in data_errors and g in state.baseline["games"]]
+        opponents_differ = [r for r in incomparable(state.baseline, {"games": games}, games=compared) if "different opponents" in r]
         failing = (any(g["verdict"] == "fail" for g in gates.values()) or (missing and not settings.gate.allow_missing)
-                   or bool(data_errors))
+                   or bool(data_errors) or bool(opponents_differ))
         gate_summary = {
             "baseline": str(state.baseline_path),
             "baseline_models": state.baseline.get("models"),
             "verdict": "fail" if failing else "pass",
             "missing_from_baseline": missing,
+            "opponents_differ": opponents_differ,
             "allow_missing": settings.gate.allow_missing,
             "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
             "looks": settings.gate.looks,

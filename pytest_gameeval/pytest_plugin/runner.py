@@ -31,7 +31,7 @@ from pytest_gameeval.engine.replies import decoding_label, resolve_structured
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.play import play_case, unbound_note
 from pytest_gameeval.players.base import Player
 from pytest_gameeval.players.model import ModelPlayer
 from pytest_gameeval.engine.roles import lookup_role
@@ -207,6 +207,7 @@ class ModelPool:
         --gameeval-role, else the evaluated model with a note (self-play)."""
         settings = self.settings
         overrides = overrides or {}
+        spec = get_spec(case.game)
 
         # a list role (`players=A,B,C`) binds its seats in order: "players[0]", "players[1]", ...
         bindings = {name: (model.split(",") if "," in model else model) for name, model in settings.roles.items()}
@@ -216,21 +217,24 @@ class ModelPool:
             choice = overrides.get(role) if role == EVALUATED else lookup_role(role, bindings)
             if choice is not None and not isinstance(choice, str):
                 return choice  # a Player object given by a user's test
+            # an unbound role is played by the game's reference policy (opponents=reference),
+            # else by --gameeval-model (else by a model string the test gave for the evaluated
+            # seat), never by a test's own Player for another seat
+            reference = spec.reference_model(role, case.options) if choice is None and role != EVALUATED else None
             if choice is None:
-                # an unbound role is played by --gameeval-model (else by a model string the test
-                # gave for the evaluated seat), never by a test's own Player for another seat
                 evaluated = overrides.get(EVALUATED)
-                choice = settings.model or (evaluated if isinstance(evaluated, str) else None)
+                evaluated = settings.model or (evaluated if isinstance(evaluated, str) else None)
+                choice = reference or evaluated
                 if choice is None:
                     raise NoModelError(NO_MODEL_FOR_ROLE.format(role=role))
                 if role != EVALUATED:
-                    note = (f"model role '{role}' is not bound (--gameeval-role {role}=...): "
-                            f"played by {choice}" + (" (self-play)" if evaluated in (None, choice) else ""))
+                    note = unbound_note(spec, role, choice, evaluated, f"--gameeval-role {role}=...", case.options)
                     if note not in notes:
                         notes.append(note)
             model = self.get(choice)
-            return ModelPlayer.for_choice(_CachedModel(model, case.name) if settings.cache else model,  # type: ignore[arg-type]
-                                          case.options.get("structured", "auto"))
+            cached = settings.cache and not reference  # a reference policy is no model call worth caching
+            return ModelPlayer.for_choice(_CachedModel(model, case.name) if cached else model,  # type: ignore[arg-type]
+                                          case.options.get("structured", "auto"), reference=reference is not None)
 
         return bind
 

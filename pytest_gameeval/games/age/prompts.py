@@ -7,7 +7,7 @@ from pytest_gameeval.engine.replies import Field, ReplyFormat
 
 def reply_format(cot: bool, already_correct: bool = False) -> ReplyFormat:
     """A turn's reply: a clue in public and a guess for the host (after a correct guess, none is needed)."""
-    thought = (Field("thought", "<your private reasoning>", 100),) if cot else ()
+    thought = (Field("thought", "<your private reasoning>", 100, content="private"),) if cot else ()
     guess = Field("guess", "", 40, min_length=0) if already_correct else Field("guess", "<the other word>", 40)
     return ReplyFormat("age_turn", (*thought, Field("description", "<your clue>", 100), guess))
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from rapidfuzz.distance import Jaro
 
+from pytest_gameeval.engine.degenerate import DegenerateMove, bare
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
@@ -77,7 +78,7 @@ def read_reply(text: str, want_thought: bool) -> dict[str, str]:
     if not fields.get("description"):
         raise ParseError('no description found: reply with one JSON object {"description": ..., "guess": ...}')
     if re.fullmatch(r"<[^<>]*>", fields["description"]):
-        raise ParseError("you copied the placeholder; write your own clue in the description field")
+        raise DegenerateMove("you copied the placeholder; write your own clue in the description field")
     if len(fields["description"]) > 600:
         raise ParseError("your description is too long; keep it under 600 characters")
     guess = clean_guess(fields.get("guess", ""))
@@ -95,6 +96,8 @@ class AgeGame(Game):
         n = options["players"]
         self.words = {"A": pair["word_a"], "B": pair["word_b"]}
         self.synonyms = {"A": list(pair.get("synonyms_a", [])), "B": list(pair.get("synonyms_b", []))}
+        # the pair's words and synonyms are real words even where they look like a placeholder (Twitter's "X")
+        self._real_words = frozenset(bare(w) for g in "AB" for w in [self.words[g], *self.synonyms[g]])
         self.max_rounds = options["max_rounds"]
         self.cot = options["cot"]
         # Seat randomness, all from the game rng: which binding slot (1 = evaluated model) speaks
@@ -134,7 +137,8 @@ class AgeGame(Game):
         seat = self.order[self._next]
         done = self.fcg[seat] is not None
         return [Turn(seat, "describe_guess", prompts.turn_instruction(self.round, self.max_rounds, done, self.cot),
-                     lambda text, seat=seat: self._parse(seat, text), reply=prompts.reply_format(self.cot, done))]
+                     lambda text, seat=seat: self._parse(seat, text), reply=prompts.reply_format(self.cot, done),
+                     real_words=self._real_words)]
 
     def _parse(self, seat: str, text: str) -> dict[str, str]:
         reply = read_reply(text, self.cot)

@@ -17,7 +17,7 @@ import random
 from functools import lru_cache
 
 from pytest_gameeval.engine.data import data_path, load_jsonl
-from pytest_gameeval.engine.errors import ParseError
+from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import REPLY, SPEECH
 from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.players.base import TurnContext
@@ -55,7 +55,7 @@ def _my_guesses(ctx: TurnContext) -> set[str]:
         if e.kind == REPLY and e.speaker == ctx.seat.name:
             try:
                 tried.add(squash(read_reply(e.text, False)["guess"]))
-            except ParseError:
+            except (ParseError, RuleViolation):  # a failed reply is no guess
                 pass
     return tried
 

@@ -13,7 +13,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
 from pytest_gameeval.games.akinator.rules import OUTCOMES, AkinatorGame
 from pytest_gameeval.games.akinator.scripted import POLICIES
-from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, USER_ROLE, arena_model_roles
 from pytest_gameeval.games.akinator import metrics
 
 
@@ -41,6 +41,7 @@ class AkinatorSpec(GameSpec):
         **ARENA_OPTIONS,
     }
     model_roles = arena_model_roles("questioner")
+    reference_roles = (USER_ROLE,)  # the data user: answers from the object's attribute table
     outcome_labels = OUTCOMES
     outcome_names = {"win": "the questioner named the object", "lose": "the questioner did not name the object", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS

@@ -40,6 +40,12 @@ def read_guess(text: str) -> str | None:
     return guess or None
 
 
+def _guessed(text: str) -> list[str]:
+    """The guess form's X, which must name a real thing (not the placeholder X)."""
+    guess = read_guess(text)
+    return [guess] if guess else []
+
+
 def read_answer(text: str) -> str:
     """One of the five allowed answers (case and punctuation tolerant), else a rule violation."""
     key = re.sub(r"[^a-z ]", "", normalize(text).replace("'", "")).strip()
@@ -95,7 +101,7 @@ class AkinatorGame(ArenaGame):
         if self._question is not None:
             return [Turn(USER, "answer", None, read_answer, reply=prompts.ANSWER)]
         return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_questions), lambda t: plain_text(t, max_chars=1000),
-                     reply=prompts.QUESTION)]
+                     reply=prompts.QUESTION, no_repeat=True, word_slots=_guessed)]
 
     def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
         if turn.action == "answer":

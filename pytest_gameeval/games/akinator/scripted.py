@@ -182,3 +182,6 @@ POLICIES = {
     "strong": {"questioner": halving_questioner, "user": data_user},
     "halving": {"questioner": halving_questioner, "user": data_user},
 }
+# opponents=reference: the user seat's default opponent (the halving player beside it, so the
+# strength plays every seat)
+POLICIES["reference"] = POLICIES["halving"]

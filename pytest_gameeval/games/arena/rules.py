@@ -23,6 +23,7 @@ import random
 import re
 from typing import Any, Callable
 
+from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_list_items
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
@@ -227,9 +228,12 @@ def _never_raises(parse: Callable[[str], dict[str, Any]], instruction: str) -> C
         try:
             answer = parse(text)
             check_not_echo(text, [instruction])  # an echoed probe question is a failed probe
+            check_list_items(answer.get("items", []))  # so is a list of non-words (":[{")
             return {"ok": True, **answer}
         except ParseError as problem:
             return {"ok": False, "error": str(problem), "kind": "format"}
+        except DegenerateMove as problem:
+            return {"ok": False, "error": str(problem), "kind": "rule", "reason": DEGENERATE}
         except RuleViolation as problem:
             return {"ok": False, "error": str(problem), "kind": "rule"}
 

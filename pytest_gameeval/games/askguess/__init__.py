@@ -26,6 +26,9 @@ class AskGuessSpec(GameSpec):
     }
     data_file = "cifar100.jsonl"
     model_roles = {"questioner": EVALUATED, "answerer": "answerer"}
+    # the answerer answers from the word's data (scripted oracle); GameEval plays every seat with one model
+    reference_roles = ("answerer",)
+    paper_protocol = {"opponents": "self"}
     outcome_labels = OUTCOMES
     outcome_names = {"ST": "solved: the questioner guessed the word", "EE": "ended early without the word", "RLE": "round limit reached, word not guessed", "AME": "the answerer said the word", "CE": "a model call failed (chat error)"}
     mean_keys = ("rounds", "rounds_st", "missed_guesses", *HEADLINE_KEYS)

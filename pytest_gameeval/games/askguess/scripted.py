@@ -4,7 +4,8 @@
   in expectation);
 - category questioner (strong): asks the CIFAR-100 superclass questions first, then guesses
   within the superclass the answerer confirmed;
-- oracle answerer: truthful about its word's superclass, says gameover on a correct guess;
+- oracle answerer (also the reference answerer): truthful about its word's superclass, says
+  gameover on a correct guess and no to other words, and declines any other question;
 - random answerer: says yes/no at random and gameover at random.
 """
 
@@ -90,16 +91,24 @@ def category_questioner(ctx: TurnContext, rng: random.Random) -> str:
 
 
 def oracle_answerer(ctx: TurnContext, rng: random.Random) -> str:
+    """Answers only what its word's data decides (label, aliases, superclass) and never guesses:
+    the reference answerer (opponents=reference)."""
     word, category = ctx.seat.private["word"], ctx.seat.private.get("category")
     if ctx.turn.action == "describe":
         return _wrap(ctx, f"It belongs to the group: {category}.")
     question = [e.text for e in ctx.events if e.kind == SPEECH and e.speaker != ctx.seat.name][-1]
-    row = next((r for r in _labels(ctx) if r["label"].replace("_", " ") == word), {"aliases": [], "homograph": False})
+    labels = _labels(ctx)
+    row = next((r for r in labels if r["label"].replace("_", " ") == word), {"aliases": [], "homograph": False})
     if mentions(question, word, row["aliases"], row["homograph"]):
         return _wrap(ctx, "gameover")
     if question == CATEGORY_QUESTIONS.get(category):
         return _wrap(ctx, "Yes.")
-    return _wrap(ctx, "No.")
+    if question in CATEGORY_QUESTIONS.values() or any(mentions(question, r["label"].replace("_", " "), r.get("aliases", [])) for r in labels):
+        return _wrap(ctx, "No.")
+    # a question its data cannot decide: no made-up answer (where only yes/no/gameover is
+    # allowed, protocol=paper's hard mode, "No.")
+    only_yes_no = ctx.options.get("protocol") == "paper" and ctx.options.get("mode") == "hard"
+    return _wrap(ctx, "No." if only_yes_no else "I cannot tell you that; ask another question.")
 
 
 def random_answerer(ctx: TurnContext, rng: random.Random) -> str:
@@ -112,3 +121,4 @@ POLICIES = {
     "random": {"questioner": random_questioner, "answerer": random_answerer},
     "oracle": {"questioner": category_questioner, "answerer": oracle_answerer},
 }
+POLICIES["reference"] = POLICIES["oracle"]  # opponents=reference: the answerer seat's default

@@ -11,7 +11,7 @@ from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
-from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, USER_ROLE, arena_model_roles
 from pytest_gameeval.games.bluffing.rules import OUTCOMES, BluffingGame
 from pytest_gameeval.games.bluffing.scripted import POLICIES
 from pytest_gameeval.games.bluffing import metrics
@@ -36,6 +36,7 @@ class BluffingSpec(GameSpec):
         **ARENA_OPTIONS,
     }
     model_roles = arena_model_roles("interrogator")
+    reference_roles = (USER_ROLE,)  # the data user: defends the statement with its persona facts
     outcome_labels = OUTCOMES
     outcome_names = {"win": "the interrogator judged the claim correctly", "lose": "the interrogator judged the claim wrongly", "no_verdict": "the interrogator gave no verdict", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS

@@ -95,7 +95,8 @@ class BluffingGame(ArenaGame):
                          reply=prompts.VERDICT)]
         if self._question is not None:
             return [Turn(USER, "answer", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.ANSWER)]
-        return [Turn(INTERROGATOR, "ask", prompts.ask_instruction(self.round, self.max_questions), self.read_move, reply=prompts.MOVE)]
+        return [Turn(INTERROGATOR, "ask", prompts.ask_instruction(self.round, self.max_questions), self.read_move, reply=prompts.MOVE,
+                     no_repeat=True)]
 
     def apply_move(self, turn: Turn, text: str, move: Any) -> None:
         if turn.action == "answer":

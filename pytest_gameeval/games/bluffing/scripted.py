@@ -66,3 +66,6 @@ POLICIES = {
     "random": {"interrogator": random_interrogator, "user": data_user},
     "evasive": {"interrogator": evasive_interrogator, "user": data_user},
 }
+# opponents=reference: the user seat's default opponent (the random player beside it, so the
+# strength plays every seat)
+POLICIES["reference"] = POLICIES["random"]

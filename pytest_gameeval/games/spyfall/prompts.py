@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytest_gameeval.engine.replies import Field, ReplyFormat
 from pytest_gameeval.games.voting import vote_format
 
-THOUGHT = Field("thought", "<your private reasoning>", 100)
+THOUGHT = Field("thought", "<your private reasoning>", 100, content="private")
 DESCRIBE = ReplyFormat("spyfall_describe", (THOUGHT, Field("speak", "<your description>", 120)))
 DESCRIBE_FORMAT = DESCRIBE.format_line() + " Only the speak field is heard by the other players; your thought stays private."
 

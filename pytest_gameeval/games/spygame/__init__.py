@@ -57,6 +57,7 @@ class SpyGameSpec(GameSpec):
     }
     # the default (guest=spy); seat_model_roles puts the evaluated model on the guest seat
     model_roles = {SPY: EVALUATED, VILLAGER: HOST_ROLE}
+    reference_roles = (HOST_ROLE,)  # the strong hosts: describe their word, vote by overlap
     # the paper states no tie rule; its Round above 2 with 4 players needs rounds without an
     # elimination, so a tie (after the revote) eliminates nobody; its Algorithm 1 has each vote
     # heard before the next player votes; it sets no word limit on descriptions (docs/fidelity.md)

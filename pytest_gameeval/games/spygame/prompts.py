@@ -49,7 +49,7 @@ def describe_instruction(round_: int, max_words: int, word_guessing: bool) -> st
 
 
 def vote(options: list[str], reasoning: bool) -> ReplyFormat:
-    before = (Field("reasoning", "<your private reasoning>", 150),) if reasoning else ()
+    before = (Field("reasoning", "<your private reasoning>", 150, content="private"),) if reasoning else ()
     return vote_format("spygame_vote", options, *before)
 
 

@@ -13,7 +13,7 @@ WORD_LIMITS = {"aggressive": 100, "conservative": 10}
 
 def describe(mode: str) -> ReplyFormat:
     # about 5 characters a word: a capped description keeps under the mode's word limit
-    return ReplyFormat("spygpt_describe", (Field("thought", "<your private reasoning>", 100),
+    return ReplyFormat("spygpt_describe", (Field("thought", "<your private reasoning>", 100, content="private"),
                                            Field("description", "<your description>", 5 * WORD_LIMITS[mode])))
 
 

@@ -10,7 +10,7 @@ from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
-from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, arena_model_roles
+from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, USER_ROLE, arena_model_roles
 from pytest_gameeval.games.taboo.rules import OUTCOMES, TabooGame
 from pytest_gameeval.games.taboo.scripted import POLICIES
 from pytest_gameeval.games.taboo import metrics
@@ -34,6 +34,7 @@ class TabooSpec(GameSpec):
         **ARENA_OPTIONS,
     }
     model_roles = arena_model_roles("guesser")
+    reference_roles = (USER_ROLE,)  # the data user: clues from the word's own related words
     outcome_labels = ("win",) + OUTCOMES
     outcome_names = {"guessed": "the guesser guessed the word", "survived": "the guesser never said the word and survived every round", "said_word": "the guesser said the word", "wrong_guess": "the guesser guessed a wrong word", "forfeit": "the guesser gave no valid reply (forfeit)", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS

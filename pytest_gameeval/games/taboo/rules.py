@@ -38,6 +38,12 @@ WINS = ("guessed", "survived")
 _GUESS = re.compile(r"my\s+guess\s+of\s+the\s+word\s+is\s*[:\-]?\s*(?P<x>[^\n.!?,;]*)", re.IGNORECASE)
 
 
+def _guessed(text: str) -> list[str]:
+    """The guess form's X, which must name a real word (not the placeholder X)."""
+    guess = split_guess(text)[0]
+    return [guess] if guess else []
+
+
 def split_guess(text: str) -> tuple[str | None, str]:
     """(the guessed word or None, the reply with the guess clause removed)."""
     found = list(_GUESS.finditer(text))
@@ -93,10 +99,10 @@ class TabooGame(ArenaGame):
 
     def pending_move(self) -> list[Turn]:
         if self._guess_due:
-            return [Turn(GUESSER, "guess", prompts.SAID_WORD_NOTICE, self.read_told_guess, reply=prompts.REPLY)]
+            return [Turn(GUESSER, "guess", prompts.SAID_WORD_NOTICE, self.read_told_guess, reply=prompts.REPLY, word_slots=_guessed)]
         if not self._clue_given:
             return [Turn(USER, "clue", prompts.clue_instruction(self.round, self.max_rounds), self.read_clue, reply=prompts.CLUE)]
-        return [Turn(GUESSER, "reply", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.REPLY)]
+        return [Turn(GUESSER, "reply", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.REPLY, word_slots=_guessed)]
 
     def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
         if turn.action == "clue":

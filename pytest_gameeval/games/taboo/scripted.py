@@ -85,3 +85,6 @@ POLICIES = {
     "random": {"guesser": random_guesser, "user": data_user},
     "strong": {"guesser": strong_guesser, "user": data_user},
 }
+# opponents=reference: the user seat's default opponent (the strong player beside it, so the
+# strength plays every seat)
+POLICIES["reference"] = POLICIES["strong"]

@@ -17,7 +17,7 @@ RULES = (
     "if he names anyone else, the Spy's camp wins."
 )
 
-THOUGHT = Field("thought", "<your private reasoning>", 100)
+THOUGHT = Field("thought", "<your private reasoning>", 100, content="private")
 
 
 def _question(names: list[str]) -> tuple[Field, Field]:
