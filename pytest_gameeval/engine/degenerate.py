@@ -57,10 +57,13 @@ def bare(text: str) -> str:
     return " ".join(text.split()).strip(_EDGES).lower()
 
 
-def check_words(value: str, what: str = "your reply") -> None:
+def check_words(value: str, what: str = "your reply", real_words: Iterable[str] = ()) -> None:
     """Raise DegenerateMove if `value` (a move in words) has no content; an empty value is the
-    parser's business (a format error), not judged here."""
+    parser's business (a format error), not judged here. `real_words` (bare) are the game's own
+    words, never placeholders however they look ("Malcolm X", "OS X")."""
     text = value.strip()
+    for word in real_words:  # a real word's "X" is no placeholder token
+        text = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", "realword", text, flags=re.IGNORECASE) if word else text
     if not text:
         return
     if not any(c.isalpha() for c in text):
@@ -111,7 +114,7 @@ def check_move(turn: Turn, text: str, previous: list[str]) -> None:
         values = [(f.expects, fields[f.name]) for f in fmt.fields if isinstance(fields.get(f.name), str)]
     words = [value for expects, value in values if expects == "words" and bare(value) not in turn.real_words]
     for value in words:
-        check_words(value)
+        check_words(value, real_words=turn.real_words)
     for slot in (turn.word_slots(text) if turn.word_slots else []):
         if bare(slot) not in turn.real_words:
             check_word_slot(slot)
