@@ -208,6 +208,16 @@ def test_a_repeated_question_is_degenerate_but_a_new_one_is_not():
         check_move(turn, "is it alive", ["Is it red?", "Is it alive?"])
 
 
+def test_a_repeated_question_inside_chain_of_thought_json_is_degenerate():
+    from pytest_gameeval.games.askguess.prompts import COT
+    turn = Turn("s", "ask", None, lambda t: t, reply=COT, no_repeat=True)
+    first = json.dumps({"thought": "start broad", "speak": "Is it alive?"})
+    again = json.dumps({"thought": "ask it again", "speak": "Is it alive?"})
+    from pytest_gameeval.engine.degenerate import words_of
+    with pytest.raises(DegenerateMove):
+        check_move(turn, again, [words_of(turn, first)])
+
+
 def test_a_candidate_list_of_non_words_is_a_failed_probe_labelled_degenerate():
     probe = _never_raises(parse_ranked_list, "List the objects you now think most likely.")
     assert probe("1. apple\n2. pear")["ok"]

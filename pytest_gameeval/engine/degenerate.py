@@ -98,25 +98,34 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def check_move(turn: Turn, text: str, previous: list[str]) -> None:
-    """Raise DegenerateMove if a readable reply to `turn` is empty of content (module docstring);
-    `text` is what the turn's parser read, `previous` its seat's earlier moves of this action."""
+def _fields(turn: Turn, text: str) -> list[tuple[str, str]]:
+    """(what the field expects, its value) for each string field of a readable reply to `turn`."""
     fmt = turn.reply
     if fmt is None:
-        return
+        return []
     if fmt.text:
-        values = [(fmt.fields[0].expects, text)]
-    else:
-        try:
-            fields = fmt.read(text)
-        except ValueError:  # the turn's own parser read it another way: nothing more to judge
-            return
-        values = [(f.expects, fields[f.name]) for f in fmt.fields if isinstance(fields.get(f.name), str)]
-    words = [value for expects, value in values if expects == "words" and bare(value) not in turn.real_words]
+        return [(fmt.fields[0].expects, text)]
+    try:
+        fields = fmt.read(text)
+    except ValueError:  # the turn's own parser read it another way: nothing more to judge
+        return []
+    return [(f.expects, fields[f.name]) for f in fmt.fields if isinstance(fields.get(f.name), str)]
+
+
+def words_of(turn: Turn, text: str) -> str:
+    """A move's words (its "words" fields joined): what a repeat is judged on, JSON or plain text."""
+    return " ".join(value for expects, value in _fields(turn, text) if expects == "words")
+
+
+def check_move(turn: Turn, text: str, previous: list[str]) -> None:
+    """Raise DegenerateMove if a readable reply to `turn` is empty of content (module docstring);
+    `text` is what the turn's parser read, `previous` its seat's earlier moves of this action
+    (`words_of` each)."""
+    words = [value for expects, value in _fields(turn, text) if expects == "words" and bare(value) not in turn.real_words]
     for value in words:
         check_words(value, real_words=turn.real_words)
     for slot in (turn.word_slots(text) if turn.word_slots else []):
         if bare(slot) not in turn.real_words:
             check_word_slot(slot)
     if turn.no_repeat and words:
-        check_not_repeated(" ".join(words), previous)
+        check_not_repeated(words_of(turn, text), previous)

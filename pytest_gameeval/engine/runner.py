@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_move
+from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_move, words_of
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event, HOST
@@ -95,7 +95,7 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
                 check_not_echo(reply.text, [e.text for e in logged if e.kind == HOST_MSG], system)
                 # nor is one empty of content: digits for a question, a placeholder for a guess
                 check_move(turn, text, session.moves.get((turn.seat, turn.action), []))
-            session.moves.setdefault((turn.seat, turn.action), []).append(text)
+            session.moves.setdefault((turn.seat, turn.action), []).append(words_of(turn, text))
             return _Result(True, text, action, events=logged)
         except (ParseError, RuleViolation) as problem:
             kind = FORMAT_ERROR if isinstance(problem, ParseError) else RULE_VIOLATION
