@@ -42,13 +42,13 @@ class GameRecord:
 
     def opponents(self) -> dict[str, str]:
         """model role -> who played its seats, for every role but the evaluated one: a model, or
-        "self" where the evaluated model played it (self-play); {} for records from before roles."""
-        evaluated = {s["model"] for s in self.seats if s.get("model_role") == "evaluated"}
+        "self" where the role was unbound and the evaluated model played it (self-play); {} for
+        records from before roles."""
         out: dict[str, set[str]] = {}
         for s in self.seats:
             role = s.get("model_role")
             if role and role != "evaluated":
-                out.setdefault(role, set()).add("self" if s["model"] in evaluated else s["model"])
+                out.setdefault(role, set()).add("self" if s.get("self_play") else s["model"])
         return {role: ",".join(sorted(models)) for role, models in sorted(out.items())}
 
     def seat(self, name: str) -> dict[str, Any]:

@@ -227,7 +227,8 @@ async def play(
         options=dict(game.options),
         seats=[{"name": s.name, "role": s.role, "model": players[s.name].label, "private": s.private,
                 "structured": bool(getattr(players[s.name], "structured", False)),
-                **({"reference": True} if getattr(players[s.name], "reference", False) else {})}
+                **({"reference": True} if getattr(players[s.name], "reference", False) else {}),
+                **({"self_play": True} if getattr(players[s.name], "self_play", False) else {})}
                for s in game.seats.values()],
         events=game.events,
         outcome={"label": outcome.label, "winner": outcome.winner, "details": outcome.details},

@@ -54,8 +54,10 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
             if role not in models:
                 models[role] = resolve_role(role, evaluated, notes, spec, options)
             observer.bound(seat.name, role, str(models[role]))
-            reference = role != EVALUATED and bound_model(role) is None and spec.reference_model(role, options) is not None
-            return ModelPlayer.for_choice(models[role], options["structured"], reference=reference)
+            unbound = role != EVALUATED and bound_model(role) is None
+            reference = unbound and spec.reference_model(role, options) is not None
+            return ModelPlayer.for_choice(models[role], options["structured"], reference=reference,
+                                          self_play=unbound and not reference)
 
         row = Row(state.metadata["row_id"], state.metadata["row"])
         progress = progress_of(game)

@@ -56,9 +56,10 @@ class ModelPlayer:
     decoding is left out of the game's structured label)."""
 
     def __init__(self, model: Model, config: GenerateConfig | None = None, *, structured: bool = False,
-                 reference: bool = False):
+                 reference: bool = False, self_play: bool = False):
         self.model = model
         self.reference = reference
+        self.self_play = self_play  # an unbound role the evaluated model plays (not a role bound to it)
         self.config = config or GenerateConfig()
         self.label = str(model)
         self.structured = structured
@@ -66,9 +67,10 @@ class ModelPlayer:
 
     @classmethod
     def for_choice(cls, model: Model, choice: str, config: GenerateConfig | None = None, *,
-                   reference: bool = False) -> ModelPlayer:
+                   reference: bool = False, self_play: bool = False) -> ModelPlayer:
         """A player with structured decoding as the `structured` option (auto/on/off) says for this model."""
-        return cls(model, config, structured=resolve_structured(choice, str(model)), reference=reference)
+        return cls(model, config, structured=resolve_structured(choice, str(model)), reference=reference,
+                   self_play=self_play)
 
     def _config(self, ctx: TurnContext) -> GenerateConfig:
         if not self.structured or ctx.turn.reply is None:

@@ -220,7 +220,8 @@ class ModelPool:
             # an unbound role is played by the game's reference policy (opponents=reference),
             # else by --gameeval-model (else by a model string the test gave for the evaluated
             # seat), never by a test's own Player for another seat
-            reference = spec.reference_model(role, case.options) if choice is None and role != EVALUATED else None
+            unbound = choice is None and role != EVALUATED
+            reference = spec.reference_model(role, case.options) if unbound else None
             if choice is None:
                 evaluated = overrides.get(EVALUATED)
                 evaluated = settings.model or (evaluated if isinstance(evaluated, str) else None)
@@ -234,7 +235,8 @@ class ModelPool:
             model = self.get(choice)
             cached = settings.cache and not reference  # a reference policy is no model call worth caching
             return ModelPlayer.for_choice(_CachedModel(model, case.name) if cached else model,  # type: ignore[arg-type]
-                                          case.options.get("structured", "auto"), reference=reference is not None)
+                                          case.options.get("structured", "auto"), reference=reference is not None,
+                                          self_play=unbound and reference is None)
 
         return bind
 
