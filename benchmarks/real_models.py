@@ -117,50 +117,59 @@ def _paired(game: str, records: list[list[Any]]) -> dict[str, Any]:
     return {"headline": key, "pairs": pairs, "alone": alone, "unpaired": len(set(by_case[0]) ^ set(by_case[1]))}
 
 
-def paired_test(pairs: list[tuple[float, float]], alpha: float = 0.05, tolerance: float = 0.1) -> dict[str, Any]:
-    """Difference B - A of a paired sample: mean, t interval, and p (exact McNemar for 0/1 values,
-    the paired t test otherwise); the verdict as the gate would read it at this alpha."""
+def paired_test(pairs: list[tuple[float, float]], alpha: float = 0.05) -> dict[str, Any]:
+    """Difference B - A of a paired sample: its spread and the games per model a two-sided paired
+    test at `alpha` would need for 80 % power at the observed effect (None when it separated or
+    there is no effect to power)."""
     import numpy as np
     from scipy import stats
 
-    n = len(pairs)
-    if n < 2:
-        return {"n": n, "difference": None, "ci": None, "p": None, "test": None, "verdict": "undecided (too few games)"}
-    a, b = np.array([p[0] for p in pairs], float), np.array([p[1] for p in pairs], float)
-    d = b - a
+    if len(pairs) < 2:
+        return {"n": len(pairs), "sd_of_differences": None, "games_for_80pct_power": None}
+    d = np.array([b - a for a, b in pairs], float)
     mean_d, sd = float(d.mean()), float(d.std(ddof=1))
-    half = float(stats.t.ppf(1 - alpha / 2, n - 1) * sd / n ** 0.5) if sd > 0 else 0.0
-    if set(np.unique(np.concatenate([a, b]))) <= {0.0, 1.0}:
-        up, down = int(((b == 1) & (a == 0)).sum()), int(((b == 0) & (a == 1)).sum())
-        p = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
-        test = f"exact McNemar ({up} pairs B>A, {down} A>B)"
-    else:
-        p = float(stats.ttest_rel(b, a).pvalue) if sd > 0 else (0.0 if mean_d != 0 else 1.0)
-        test = "paired t"
-    ci = [mean_d - half, mean_d + half]
-    if p < alpha:
-        verdict = "B better" if mean_d > 0 else "B worse"
-    elif -tolerance < ci[0] and ci[1] < tolerance:
-        verdict = f"same within {tolerance}"
-    else:
-        verdict = "undecided"
     power = None
-    if p >= alpha and mean_d != 0 and sd > 0:
+    if mean_d != 0 and sd > 0:
         power = int(((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sd / abs(mean_d)) ** 2) + 1
-    return {"n": n, "difference": mean_d, "ci": ci, "p": p, "test": test, "verdict": verdict,
-            "sd_of_differences": sd, "games_for_80pct_power": power}
+    return {"n": len(pairs), "sd_of_differences": sd, "games_for_80pct_power": power}
 
 
-def sequential_games(pairs: list[tuple[float, float]], looks: int = 4, alpha: float = 0.05) -> int | None:
-    """Games a 4-look sequential test would have needed: the first look (after 1/4, 2/4, ... of
-    the pairs, in case order) whose paired p is below alpha / looks (Bonferroni over the looks, a
-    conservative stand-in for the plugin's group-sequential boundaries); None if no look decides."""
-    n = len(pairs)
-    for k in range(1, looks + 1):
-        m = round(n * k / looks)
-        if m >= 2 and (paired_test(pairs[:m], alpha=alpha)["p"] or 1.0) < alpha / looks:
-            return m
-    return None
+def _cases(game: str, records: list[Any]) -> list[dict[str, Any]]:
+    """The records as the report's case entries, scored by the installed code (records first,
+    metrics after: a headline defined after the games were played is computed here)."""
+    from pytest_gameeval.games.registry import get_spec
+
+    spec = get_spec(game)
+    return [{"case": f"{r.instance_id}-e{r.epoch}", "seed": r.seed, "status": "played", "outcome": r.label,
+             "scores": spec.score(r)} for r in records]
+
+
+def verdict_of(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]], alpha: float = 0.05) -> dict[str, Any]:
+    """The verdict `gameeval report diff` and `gameeval compare` give (analysis/verdict.judge_game)
+    on the headline, over every game, at the gate's default tolerance."""
+    from pytest_gameeval.analysis.gate_config import GateConfig
+    from pytest_gameeval.analysis.verdict import judge_game
+    from pytest_gameeval.games.registry import get_spec
+
+    config = GateConfig()
+    return judge_game(game, old, new, [(get_spec(game).headline, True, config.tolerance)], alpha=alpha, beta=config.beta)
+
+
+def gate_run(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, Any]:
+    """The plugin's sequential gate (its defaults: alpha 0.05, beta 0.1, tolerance 0.1, 4 looks) run
+    over `new` in case order against `old` as the baseline: its verdict and the games it needed."""
+    from pytest_gameeval.analysis.gate import GameGate, GateMetric, MEAN
+    from pytest_gameeval.analysis.gate_config import GateConfig
+    from pytest_gameeval.games.registry import get_spec
+
+    config = GateConfig()
+    gate = GameGate(game, [GateMetric(get_spec(game).headline, MEAN, True, config.tolerance)], config, len(new),
+                    baseline_played=len(old))
+    for end in gate.ends:
+        gate.look(old, new[:end], end, last=end == len(new))
+        if gate.stopped:
+            break
+    return {"result": gate.verdict, "games": gate.games_used, "looks": gate.looks_done, "paired": gate.paired}
 
 
 def _value(values: list[float]) -> dict[str, Any]:
@@ -197,6 +206,9 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
         paired = _paired(game, records)
         pairs = paired["pairs"]
         names = [sorted({s["model"] for r in recs for s in r.seats}) for recs in records]
+        cases = [_cases(game, recs) for recs in records]
+        judged = verdict_of(game, cases[0], cases[1])
+        change = judged["metrics"][paired["headline"]]
         rows[game] = {
             "headline": paired["headline"],
             "n": len(pairs),
@@ -204,21 +216,24 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
             "model_identities": names,
             # each model over all the games it played; the paired comparison over the cases both played
             "values": {slug(models[0]): _value(paired["alone"][0]), slug(models[1]): _value(paired["alone"][1])},
-            "paired": paired_test(pairs),
+            "paired": {"paired": judged["paired"], "difference": change.get("change"), "ci": change.get("ci"),
+                       "p": change.get("p"), "test": change.get("test"), **paired_test(pairs)},
+            "verdict": f"{slug(models[1])} {judged['result']} than {slug(models[0])}"
+                       if judged["result"] in ("better", "worse") else judged["result"],
+            "outcomes": judged["outcomes"],
+            "gate": gate_run(game, cases[0], cases[1]),
             "unpaired_cases": paired["unpaired"],
             "stopped_early": partial,  # runs cut short: only the games their journal holds
             "wall_seconds": {m: t["wall_seconds"] for m, t in timings.get(game, {}).items()},
             "load": {m: [t["load_before"][0], t["load_after"][0]] for m, t in timings.get(game, {}).items()},
         }
-        rows[game]["gate_games"] = sequential_games(pairs)
-        rows[game]["verdict"] = rows[game]["paired"]["verdict"].replace("B ", "Gemma ")
-        rows[game]["power_games"] = rows[game]["paired"].get("games_for_80pct_power")
+        rows[game]["power_games"] = None if judged["result"] in ("better", "worse") else rows[game]["paired"]["games_for_80pct_power"]
     return {"benchmark": "real_models", "models": models, "games": rows}
 
 
 def markdown(result: dict[str, Any]) -> str:
     lines = ["| game | games (Smol / Gemma / paired) | SmolLM2-135M | Gemma-3-270M | paired difference Gemma − Smol (95 % CI) | p | verdict "
-             "| games a 4-look test needed | wall s (both at once) | load (1 min) |",
+             "| the gate (defaults, Gemma against a SmolLM2 baseline): verdict after games | wall s (both at once) | load (1 min) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
 
     def value(v: dict[str, Any]) -> str:
@@ -236,9 +251,11 @@ def markdown(result: dict[str, Any]) -> str:
         if r.get("stopped_early"):
             walls = f"stopped early ({', '.join(r['stopped_early'])})"
         counts = f"{r['values'][a]['n']} / {r['values'][b]['n']} / {r['n']}"
-        diff = f"{d['difference']:+.2f} [{d['ci'][0]:+.2f}, {d['ci'][1]:+.2f}]" if d.get("ci") else f"{d.get('difference')}"
+        diff = (f"{d['difference']:+.3f} [{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]" if d.get("ci") and None not in d["ci"]
+                else f"{d.get('difference')}") + (" paired" if d.get("paired") else "")
         p = f"{d['p']:.3g}" if d.get("p") is not None else "–"
-        gate = r.get("gate_games") or "–"
+        g = r.get("gate") or {}
+        gate = f"{g.get('result')} after {g.get('games')}" if g else "–"
         power = f"; ~{r['power_games']} games each for 80 % power" if r.get("power_games") else ""
         lines.append(f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {diff} | {p} "
                      f"| {r['verdict']}{power} | {gate} | {walls} | {load} |")
