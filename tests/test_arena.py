@@ -24,6 +24,7 @@ from pytest_gameeval.arena.store import FINISHED, LIVE, Store
 from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.games.arena.rules import CLASSIFY, RETRO, USER
 from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.inspect_ext.scorer import mean_metric_name
 from pytest_gameeval.players.base import Reply
 
 bench = load_bench("arena_load")
@@ -334,7 +335,7 @@ def test_export_opens_in_inspect_and_matches_the_results_page(server, tmp_path):
         retro = {k: v for k, v in row["retrospective"].items() if k in {s.name for s in log.results.scores}
                  and v.get("value") is not None and "k" not in v}
         for name, value in retro.items():  # means over games: the log's mean is the same number
-            logged = next(s for s in log.results.scores if s.name == name).metrics["mean"].value
+            logged = next(s for s in log.results.scores if s.name == name).metrics[mean_metric_name(get_spec(row["game"]), name)].value
             assert logged == pytest.approx(value["value"])
 
 

@@ -92,3 +92,32 @@ def test_a_bad_interval_is_one_line(tmp_path, command):
     text = run_without_terminal(command, tmp_path, seconds="soon")
     assert "Traceback" not in text
     assert f"gameeval: {PROGRESS_ENV}='soon' must be a number of seconds" in " ".join(text.split()), text[-2000:]
+
+
+def test_inspect_eval_ends_with_full_score_names_and_no_nan_for_partly_defined_keys(tmp_path):
+    """issue 27: inspect's 80-column summary cut names (`format_err…`) and printed `rounds_st mean nan`
+    when one game had no success. Our final line names every score in full; a key defined for some
+    games is averaged over those games (mean_def, with n_defined), so the log and summary hold no NaN."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    env_columns = os.environ.pop("COLUMNS", None)
+    try:
+        text = run_without_terminal(["inspect", "eval", "gameeval/askguess", "--model", "gameeval/scripted",
+                                     "--limit", "6", "--display", "full"], tmp_path)
+    finally:
+        if env_columns is not None:
+            os.environ["COLUMNS"] = env_columns
+    (path,) = list_eval_logs(str(tmp_path / "logs"))
+    scores = read_eval_log(path).results.scores
+    values = {s.name: {k: m.value for k, m in s.metrics.items()} for s in scores if s.metrics}
+    assert 0 < values["rounds_st"]["n_defined"] < 6, text[-3000:]  # defined for some games only (ST)
+    for name, metrics in values.items():
+        for metric, value in metrics.items():
+            undefined = metric == "stderr_def" and metrics["n_defined"] < 2
+            assert value == value or undefined, (name, metric)  # not NaN
+    (final,) = re.findall(r"^gameeval final: askguess scores: (.*)$", text, re.M)
+    shown = [part.split(" ")[0] for part in final.split(", ") if not part[0].isdigit()]
+    assert shown == list(values), final  # every score, its full name, in the log's order
+    assert "nan" not in final and "…" not in final
+    n = int(values["rounds_st"]["n_defined"])
+    assert f"rounds_st {values['rounds_st']['mean_def']:.3g} over {n} game" in final

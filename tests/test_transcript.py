@@ -16,6 +16,7 @@ from pytest_gameeval.engine.game import Game, Turn
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.games.spyfall.prompts import DESCRIBE_FORMAT
 from pytest_gameeval.inspect_ext.task import game_task
+from pytest_gameeval.inspect_ext.scorer import mean_metric_name
 from pytest_gameeval.engine.play import play_case, scripted_binder
 
 
@@ -139,13 +140,14 @@ def test_every_task_has_a_headline_score_and_named_interval_bounds(tmp_path):
     for log in logs:
         spec = get_spec(log.eval.task)
         assert log.status == "success", log.error
-        assert log.results.headline.score == spec.headline and log.results.headline.metric == "mean"
-        assert f"score: mean {spec.headline}" in log.eval.tags  # the log list's tag naming the SCORE column
+        mean = mean_metric_name(spec, spec.headline)  # "mean_def" for a key some games leave undefined
+        assert log.results.headline.score == spec.headline and log.results.headline.metric == mean
+        assert f"score: {mean} {spec.headline}" in log.eval.tags  # the log list's tag naming the SCORE column
         # the headline leads inspect's summary (after the scorer's own entry) and each sample's score panel
         assert [s.name for s in log.results.scores][:2] == [f"gameeval_{spec.name}", spec.headline]
         assert next(iter(log.samples[0].scores[f"gameeval_{spec.name}"].value)) == spec.headline
         headline = next(s for s in log.results.scores if s.name == spec.headline)
-        assert headline.metrics["mean"].value == headline.metrics["mean"].value  # not NaN
+        assert headline.metrics[mean].value == headline.metrics[mean].value  # not NaN
         assert {"low95", "high95"} <= set(headline.metrics)  # the headline's interval (t; one game: none)
         for score in log.results.scores:
             if score.name in spec.rate_keys:  # outcome labels and 0/1 keys such as evaluated_win

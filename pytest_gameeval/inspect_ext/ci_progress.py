@@ -3,15 +3,18 @@
 inspect's display shows progress only on a terminal; written to a file it prints "Monitor from
 another shell..." and nothing more until the end. These inspect hooks count each gameeval task's
 samples (the total from the eval's own sample ids x epochs, so --limit and --epochs count) and
-their scores as they end; a `Ticker` prints one line per game every GAMEEVAL_PROGRESS_SECONDS.
+their scores as they end; a `Ticker` prints one line per game every GAMEEVAL_PROGRESS_SECONDS,
+and at a task's end its final line and every score with its full name (`scores_line`).
 Registered when a gameeval task is built (task.py imports this module), so inspect runs without
 our tasks never load it; hooks of tasks that are not ours do nothing."""
 
 from __future__ import annotations
 
+import math
 import sys
 
 from inspect_ai.hooks import Hooks, SampleEnd, SampleStart, TaskEnd, TaskStart, hooks
+from inspect_ai.log import EvalScore
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
@@ -65,4 +68,27 @@ class GameEvalProgress(Hooks):
         tally.game_finished(label, {k: float(v) for k, v in values.items() if isinstance(v, (int, float))})
 
     async def on_task_end(self, data: TaskEnd) -> None:
-        _TALLIES.pop(data.eval_id, None)  # inspect prints the final summary
+        tally = _TALLIES.pop(data.eval_id, None)
+        if tally is not None and data.log.results is not None:
+            _write(f"gameeval final: {tally.line()}")
+            _write(f"gameeval final: {scores_line(tally.game, data.log.results.scores)}")
+
+
+def _number(value: float) -> str:
+    return "no value" if math.isnan(value) else f"{value:.3g}"
+
+
+def scores_line(game: str, scores: list[EvalScore]) -> str:
+    """Every score key with its full name: inspect's own summary lays scores out four to an
+    80-column row without a terminal and cuts longer names (`format_err…`)."""
+    parts = []
+    for score in scores:
+        m = {name: metric.value for name, metric in score.metrics.items()}
+        if "mean_def" in m:  # defined for some games only: say over how many
+            n = int(m.get("n_defined", 0))
+            parts.append(f"{score.name} {_number(m['mean_def'])} over {n} game{'s' if n != 1 else ''}")
+        elif "low95" in m:
+            parts.append(f"{score.name} {_number(m['mean'])} [{_number(m['low95'])}, {_number(m['high95'])}]")
+        elif "mean" in m:
+            parts.append(f"{score.name} {_number(m['mean'])}")
+    return f"{game} scores: " + ", ".join(parts)

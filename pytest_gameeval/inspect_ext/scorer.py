@@ -3,6 +3,7 @@ readable explanation, and a headline metric for the log list (`headline_metric`)
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from inspect_ai._util.registry import RegistryInfo, registry_tag
@@ -56,6 +57,43 @@ def _wilson(scores: list[SampleScore]) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
+def _defined(scores: list[SampleScore]) -> list[float]:
+    values = [float(s.score.value) for s in scores]  # type: ignore[arg-type]
+    return [v for v in values if not math.isnan(v)]
+
+
+# Some score keys are undefined (NaN) for some games by definition (Ask-Guess `rounds_st` only for
+# ST games, SpyFall's spy keys only for games with a spy): inspect's mean() gives NaN as soon as one
+# game lacks the key. These average over the games where it is defined and say how many they are;
+# with none, the value stays NaN ("no value"), never a number.
+@_short_named_metric("mean_def", "Mean over the games where the score key is defined (not NaN).")
+def mean_def() -> Metric:
+    def value(scores: list[SampleScore]) -> float:
+        defined = _defined(scores)
+        return sum(defined) / len(defined) if defined else float("nan")
+
+    return value
+
+
+@_short_named_metric("stderr_def", "Standard error of the mean over the games where the score key is defined.")
+def stderr_def() -> Metric:
+    def value(scores: list[SampleScore]) -> float:
+        from scipy import stats
+
+        defined = _defined(scores)
+        return float(stats.sem(defined)) if len(defined) > 1 else float("nan")
+
+    return value
+
+
+@_short_named_metric("n_defined", "How many games the score key is defined (not NaN) for.")
+def n_defined() -> Metric:
+    def value(scores: list[SampleScore]) -> float:
+        return float(len(_defined(scores)))
+
+    return value
+
+
 @_short_named_metric("low95", "Lower bound of the 95% interval (Wilson for a rate, Student t for the headline).")
 def low95() -> Metric:
     def low(scores: list[SampleScore]) -> float:
@@ -79,13 +117,25 @@ def score_record(spec: GameSpec, record: GameRecord) -> dict[str, float]:
     return {spec.headline: values[spec.headline], **values}  # the sample's score panel shows the headline first
 
 
+def _metrics_of(key: str, rates: set[str], spec: GameSpec) -> list[Metric]:
+    interval = [low95(), high95()] if key in rates or key == spec.headline else []
+    if key in rates:
+        return [mean(), stderr(), *interval]
+    if key in spec.mean_keys:  # may be undefined for some games: see mean_def
+        return [mean_def(), stderr_def(), n_defined(), *interval]
+    return [mean(), stderr()]  # failure counts: defined for every game
+
+
+def mean_metric_name(spec: GameSpec, key: str) -> str:
+    """The name of the metric holding a score key's mean in an inspect log's results."""
+    return "mean_def" if key in spec.mean_keys and key not in spec.rate_keys else "mean"
+
+
 def game_scorer(spec: GameSpec) -> Scorer:
     rates = set(spec.rate_keys)
     # the headline first: inspect's summary and the sample's score panel list keys in this order
     keys = [spec.headline, *(k for k in [*spec.outcome_labels, *spec.mean_keys, *FAILURE_KEYS.values()] if k != spec.headline)]
-    metrics: dict[str, list[Metric]] = {
-        key: [mean(), stderr(), low95(), high95()] if key in rates or key == spec.headline else [mean(), stderr()] for key in keys
-    }
+    metrics = {key: _metrics_of(key, rates, spec) for key in keys}
 
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
     def game_outcome() -> Scorer:
@@ -106,9 +156,9 @@ def game_scorer(spec: GameSpec) -> Scorer:
 
 def headline_metric(spec: GameSpec) -> HeadlineMetric:
     """The log list's SCORE column: the mean of the game's headline score key."""
-    return HeadlineMetric(scorer=f"gameeval_{spec.name}", score=spec.headline, metric="mean")
+    return HeadlineMetric(scorer=f"gameeval_{spec.name}", score=spec.headline, metric=mean_metric_name(spec, spec.headline))
 
 
 def score_tag(spec: GameSpec) -> str:
     """The log list's name for its SCORE column (a task tag): which score key, averaged."""
-    return f"score: mean {spec.headline}"
+    return f"score: {mean_metric_name(spec, spec.headline)} {spec.headline}"
