@@ -13,7 +13,7 @@ ORACLE, RANDOM = "gameeval/scripted/oracle", "gameeval/scripted/random"
 
 def _compare(tmp_path, a: str, b: str, *extra: str) -> dict:
     out = tmp_path / "cmp"
-    assert main([a, b, "--games", "askguess", "--limit", "10", "--out", str(out), "--display", "none", *extra]) == 0
+    assert main([a, b, "--games", "askguess", "--limit", "20", "--out", str(out), "--display", "none", *extra]) == 0
     assert (out / "compare.png").stat().st_size > 0 and (out / "compare.md").read_text().startswith("A: ")
     return json.loads((out / "compare.json").read_text())
 
@@ -21,7 +21,7 @@ def _compare(tmp_path, a: str, b: str, *extra: str) -> dict:
 def test_oracle_against_random_is_told_apart_both_ways(tmp_path, capsys):
     worse = _compare(tmp_path / "1", ORACLE, RANDOM)["games"]["askguess"]
     assert worse["result"] == WORSE and worse["paired"] and list(worse["metrics"]) == ["played_quality"]
-    assert worse["outcomes"]["counts"]["ST"]["old"] == 10  # the breakdown of both sides, A as "old"
+    assert worse["outcomes"]["counts"]["ST"]["old"] == 20  # the breakdown of both sides, A as "old"
     assert worse["seats"]["A"] and worse["seats"]["B"]  # who played every seat, per side
     out = capsys.readouterr().out
     assert f"{RANDOM} vs {ORACLE}: askguess: worse" in out and f"`{ORACLE}` → `{RANDOM}`" in out
