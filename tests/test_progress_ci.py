@@ -35,7 +35,10 @@ def lines_of(text: str) -> list[re.Match[str]]:
 
 def test_inspect_eval_prints_progress_lines_on_stderr(tmp_path):
     text = run_without_terminal(["inspect", "eval", "gameeval/askguess", "--model", "gameeval/scripted/random",
-                                 "-M", "latency=0.2", "--limit", "6", "-T", "max_rounds=8"], tmp_path)
+                                 "-M", "latency=0.2", "--limit", "6", "-T", "max_rounds=8",
+                                 # two games at a time, so some have finished while others play (all six at
+                                 # once end together on an idle machine, before any line can count them)
+                                 "--max-samples", "2"], tmp_path)
     found = lines_of(text)
     assert len(found) >= 2, text[-3000:]
     assert {m[4] for m in found} == {"6"}  # the total is the eval's samples (--limit), not the dataset
