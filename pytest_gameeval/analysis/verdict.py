@@ -37,6 +37,8 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats
 
+from pytest_gameeval.metrics.stats import rate
+
 
 RATE, MEAN = "rate", "mean"
 
@@ -45,8 +47,8 @@ RATE, MEAN = "rate", "mean"
 
 
 def _wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
-    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
+    low, high = rate(k, n, confidence)["ci"]
+    return low, high
 
 
 def rate_change(k_old: int, n_old: int, k_new: int, n_new: int, confidence: float = 0.95) -> dict[str, Any]:
