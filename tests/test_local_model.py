@@ -202,6 +202,16 @@ def test_bad_model_arg_is_a_clear_error():
 
 
 @needs_weights  # create() finds the default weights
+def test_thread_defaults_split_generation_from_prompt_reading(monkeypatch):
+    monkeypatch.setattr(local_server, "_default_threads", lambda: 2)
+    smol = LocalServerSpec.create()  # SmolLM2: one generation thread (measured faster on 2 cores)
+    assert (smol.n_threads, smol.n_threads_batch) == (1, 2)
+    assert (LocalServerSpec.create(n_threads=2).n_threads, LocalServerSpec.create(n_threads_batch=1).n_threads) == (2, 1)
+    with pytest.raises(LocalModelError, match="n_threads_batch"):
+        LocalServerSpec.create(n_threads_batch="many")
+
+
+@needs_weights
 def test_flash_attn_reads_as_inspect_parses_it():
     """`-M flash_attn=off` reaches the provider as False (inspect parses -M values as YAML)."""
     from inspect_ai._cli.util import parse_cli_args

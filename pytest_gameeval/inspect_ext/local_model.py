@@ -21,7 +21,11 @@ identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspec
 - ``n_ctx``: context tokens per request, prompt + completion (default 8192).
 - ``n_parallel``: server slots = requests decoded together (default 8); also the provider's
   default ``max_connections``.
-- ``n_threads``: CPU threads (default: all cores available to the process).
+- ``n_threads``: CPU threads generating one request's tokens (default: all cores available to the
+  process; 1 for SmolLM2, whose steps are too small to share between sleeping threads: 55 against
+  30 tokens/s on 2 cores).
+- ``n_threads_batch``: CPU threads reading prompts and decoding several requests together
+  (default: all cores available to the process).
 - ``seed``: sampling seed sent with every request that has none (default 0).
 - ``temperature``: sampling temperature of every request whose config sets none (default 0); the
   pytest plugin passes it as ``--gameeval-model-arg temperature=1.5``.
@@ -35,7 +39,7 @@ identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspec
 - anything else is passed on as for ``openai-api`` (e.g. ``stream=false``, ``client_timeout=60``).
 
 How it works: the first ``get_model("gameeval/local", ...)`` in a process starts one xllamacpp
-server per distinct (model_path, chat_template, n_ctx, n_parallel, n_threads, seed, flash_attn, verbosity) on 127.0.0.1 and a
+server per distinct (model_path, chat_template, n_ctx, n_parallel, n_threads, n_threads_batch, seed, flash_attn, verbosity) on 127.0.0.1 and a
 free port (`pytest_gameeval.inspect_ext.local_server.get_shared_server`); later models with the same args reuse
 it; it stops at interpreter exit. `LocalModelAPI` is inspect's own `OpenAICompatibleAPI` pointed at
 that server, so the embedded model and any OpenAI-compatible server share one code path
@@ -143,6 +147,7 @@ class LocalModelAPI(OpenAICompatibleAPI):
         n_ctx: int = DEFAULT_N_CTX,
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_threads: int | None = None,
+        n_threads_batch: int | None = None,
         seed: int = DEFAULT_SEED,
         flash_attn: str = DEFAULT_FLASH_ATTN,
         verbosity: int = 0,
@@ -166,6 +171,7 @@ class LocalModelAPI(OpenAICompatibleAPI):
             n_ctx=n_ctx,
             n_parallel=n_parallel,
             n_threads=n_threads,
+            n_threads_batch=n_threads_batch,
             seed=seed,
             flash_attn=flash_attn,
             verbosity=verbosity,

@@ -46,6 +46,7 @@ from pytest_gameeval.inspect_ext.local_weights import (
     LocalModelError,
     choose_chat_template,
     local_identity,
+    named_model_for,
     read_gguf_info,
     resolve_local_model,
 )
@@ -166,7 +167,8 @@ class LocalServerSpec:
     model_path: str
     n_ctx: int = DEFAULT_N_CTX
     n_parallel: int = DEFAULT_N_PARALLEL
-    n_threads: int = 0
+    n_threads: int = 0  # one request's token generation
+    n_threads_batch: int = 0  # prompt reading and several requests decoded together
     seed: int = DEFAULT_SEED
     flash_attn: str = DEFAULT_FLASH_ATTN
     host: str = "127.0.0.1"
@@ -183,6 +185,7 @@ class LocalServerSpec:
         n_ctx: Any = DEFAULT_N_CTX,
         n_parallel: Any = DEFAULT_N_PARALLEL,
         n_threads: Any = None,
+        n_threads_batch: Any = None,
         seed: Any = DEFAULT_SEED,
         flash_attn: Any = DEFAULT_FLASH_ATTN,
         host: str = "127.0.0.1",
@@ -196,13 +199,18 @@ class LocalServerSpec:
         (``which``: what followed ``gameeval/local/``) and decide the chat template."""
         path = resolve_model_path(model_path, which)
         template = choose_chat_template(read_gguf_info(path), chat_template or None, path.name)
+        batch_threads = _default_threads() if n_threads_batch in (None, "", 0) else _as_int("n_threads_batch", n_threads_batch, 1)
+        if n_threads in (None, "", 0):
+            named = named_model_for(path)
+            n_threads = min(batch_threads, (named and named.generation_threads) or batch_threads)
         return cls(
             model_path=str(path),
             chat_template=template.name,
             identity=local_identity(path),
             n_ctx=_as_int("n_ctx", n_ctx, 16),
             n_parallel=_as_int("n_parallel", n_parallel, 1),
-            n_threads=_default_threads() if n_threads in (None, "", 0) else _as_int("n_threads", n_threads, 1),
+            n_threads=_as_int("n_threads", n_threads, 1),
+            n_threads_batch=batch_threads,
             seed=_as_int("seed", seed, 0),
             flash_attn=_as_flash_attn(flash_attn),
             host=host,
@@ -286,7 +294,7 @@ def start_server(spec: LocalServerSpec) -> LocalServer:
     params.n_ctx = spec.n_ctx * spec.n_parallel  # llama.cpp divides this between the slots
     params.kv_unified = False
     params.cpuparams.n_threads = spec.n_threads
-    params.cpuparams_batch.n_threads = spec.n_threads
+    params.cpuparams_batch.n_threads = spec.n_threads_batch
     params.sampling.seed = spec.seed
     flash_attn_codes = {"auto": -1, "off": 0, "on": 1}  # llama_flash_attn_type
     params.flash_attn_type = xllamacpp.llama_flash_attn_type(flash_attn_codes[spec.flash_attn])
@@ -394,7 +402,10 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--chat-template", default=None, help="llama.cpp built-in chat template name, for a GGUF without one")
     parser.add_argument("--n-parallel", type=int, default=DEFAULT_N_PARALLEL, help="parallel slots (default %(default)s)")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context tokens per request (default %(default)s)")
-    parser.add_argument("--n-threads", type=int, default=None, help="CPU threads (default: all available cores)")
+    parser.add_argument("--n-threads", type=int, default=None,
+                        help="CPU threads generating one request's tokens (default: all available cores; 1 for SmolLM2)")
+    parser.add_argument("--n-threads-batch", type=int, default=None,
+                        help="CPU threads reading prompts and decoding several requests together (default: all available cores)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="default sampling seed (default %(default)s)")
     parser.add_argument(
         "--flash-attn", choices=FLASH_ATTN_CHOICES, default=DEFAULT_FLASH_ATTN,
@@ -430,6 +441,7 @@ def serve_local_main(argv: list[str]) -> int:
             n_ctx=args.n_ctx,
             n_parallel=args.n_parallel,
             n_threads=args.n_threads,
+            n_threads_batch=args.n_threads_batch,
             seed=args.seed,
             flash_attn=args.flash_attn,
             host=args.host,
