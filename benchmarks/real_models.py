@@ -118,20 +118,33 @@ def _paired(game: str, records: list[list[Any]]) -> dict[str, Any]:
 
 
 def paired_test(pairs: list[tuple[float, float]], alpha: float = 0.05) -> dict[str, Any]:
-    """Difference B - A of a paired sample: its spread and the games per model a two-sided paired
-    test at `alpha` would need for 80 % power at the observed effect (None when it separated or
-    there is no effect to power)."""
+    """Difference B - A of a paired sample: its spread, the games per model a two-sided paired test
+    at `alpha` would need for 80 % power at the observed effect (None when there is no effect to
+    power), the smallest difference such a test detects with 80 % power at this many games and
+    this spread, and how many pairs tied (when all did, no number of games separates the two)."""
     import numpy as np
     from scipy import stats
 
     if len(pairs) < 2:
-        return {"n": len(pairs), "sd_of_differences": None, "games_for_80pct_power": None}
+        return {"n": len(pairs), "sd_of_differences": None, "games_for_80pct_power": None,
+                "detectable_difference": None, "tied_pairs": None}
     d = np.array([b - a for a, b in pairs], float)
     mean_d, sd = float(d.mean()), float(d.std(ddof=1))
-    power = None
-    if mean_d != 0 and sd > 0:
-        power = int(((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sd / abs(mean_d)) ** 2) + 1
-    return {"n": len(pairs), "sd_of_differences": sd, "games_for_80pct_power": power}
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)
+    power = int((z * sd / abs(mean_d)) ** 2) + 1 if mean_d != 0 and sd > 0 else None
+    return {"n": len(pairs), "sd_of_differences": sd, "games_for_80pct_power": power,
+            "detectable_difference": float(z * sd / len(d) ** 0.5) if sd > 0 else None,
+            "tied_pairs": int((d == 0).sum())}
+
+
+def played_share(game: str, records: list[Any]) -> float | None:
+    """The share of games the evaluated seat played (headline's `played`): the floor's cause."""
+    from pytest_gameeval.games.registry import get_spec
+
+    spec = get_spec(game)
+    values = [spec.score(r).get("played") for r in records]
+    values = [v for v in values if v is not None and v == v]
+    return sum(values) / len(values) if values else None
 
 
 def _cases(game: str, records: list[Any]) -> list[dict[str, Any]]:
@@ -216,6 +229,7 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
             "model_identities": names,
             # each model over all the games it played; the paired comparison over the cases both played
             "values": {slug(models[0]): _value(paired["alone"][0]), slug(models[1]): _value(paired["alone"][1])},
+            "played": {slug(m): played_share(game, recs) for m, recs in zip(models, records)},
             "paired": {"paired": judged["paired"], "difference": change.get("change"), "ci": change.get("ci"),
                        "p": change.get("p"), "test": change.get("test"), **paired_test(pairs)},
             "verdict": f"{slug(models[1])} {judged['result']} than {slug(models[0])}"
@@ -232,9 +246,10 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = ["| game | games (Smol / Gemma / paired) | SmolLM2-135M | Gemma-3-270M | paired difference Gemma − Smol (95 % CI) | p | verdict "
+    lines = ["| game | games (Smol / Gemma / paired) | SmolLM2-135M | Gemma-3-270M | played (Smol / Gemma) "
+             "| paired difference Gemma − Smol (95 % CI) | p | verdict; why not separated "
              "| the gate (defaults, Gemma against a SmolLM2 baseline): verdict after games | wall s (both at once) | load (1 min) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def value(v: dict[str, Any]) -> str:
         lo, hi = v.get("ci") or (None, None)
@@ -242,7 +257,7 @@ def markdown(result: dict[str, Any]) -> str:
 
     for game, r in result["games"].items():
         if "missing" in r:
-            lines.append(f"| {game} | – | – | – | – | – | not run ({', '.join(r['missing'])}) | – | – | – |")
+            lines.append(f"| {game} | – | – | – | – | – | – | not run ({', '.join(r['missing'])}) | – | – | – |")
             continue
         a, b = r["models"]
         d = r["paired"]
@@ -256,8 +271,15 @@ def markdown(result: dict[str, Any]) -> str:
         p = f"{d['p']:.3g}" if d.get("p") is not None else "–"
         g = r.get("gate") or {}
         gate = f"{g.get('result')} after {g.get('games')}" if g else "–"
-        power = f"; ~{r['power_games']} games each for 80 % power" if r.get("power_games") else ""
-        lines.append(f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {diff} | {p} "
+        power = ""
+        if r["verdict"] not in (f"{b} better than {a}", f"{b} worse than {a}"):
+            if d.get("tied_pairs") == r["n"]:
+                power = f"; all {r['n']} pairs tied: no number of games separates them"
+            elif r.get("power_games"):
+                power = (f"; ~{r['power_games']} games each for 80 % power at this difference"
+                         f" (at {r['n']}: {d['detectable_difference']:.2f} or more)")
+        played = " / ".join(f"{r['played'][m]:.2f}" if r["played"].get(m) is not None else "–" for m in (a, b))
+        lines.append(f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {played} | {diff} | {p} "
                      f"| {r['verdict']}{power} | {gate} | {walls} | {load} |")
     return "\n".join(lines)
 
