@@ -19,10 +19,12 @@ import time
 
 from pytest_gameeval.engine.events import REPLY
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.player import Player
+from pytest_gameeval.players.scripted import scripted_binder
 
 
-class TimedPlayer:
+class TimedPlayer(Player):
     """Wraps a scripted player and adds the CPU time of its `act` to a shared counter."""
 
     def __init__(self, player, clock: list[float]):

@@ -288,13 +288,13 @@ def sdk_transform_ms(rounds: int) -> dict[str, float]:
 
     from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.engine.play import play_case
-    from pytest_gameeval.players.base import Reply
+    from pytest_gameeval.engine.player import Player, Reply
 
     spec = get_spec("askguess")
     options = spec.parse_options({"max_rounds": rounds})
     prompts: list[list[dict[str, str]]] = []
 
-    class Capture:
+    class Capture(Player):
         label = "capture"
 
         async def act(self, ctx: Any) -> Reply:

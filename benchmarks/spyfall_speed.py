@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_gameeval.engine.play import play_case  # noqa: E402
 from pytest_gameeval.games.registry import get_spec  # noqa: E402
-from pytest_gameeval.players.base import current_turn  # noqa: E402
+from pytest_gameeval.engine.player import current_turn  # noqa: E402
 
 
 def _load() -> list[float]:
@@ -93,6 +93,7 @@ def _by_kind(calls: list[dict[str, Any]]) -> dict[str, Any]:
 async def _play(model_name: str, games: int, model_args: dict[str, Any]) -> dict[str, Any]:
     from inspect_ai.model import get_model
 
+    from pytest_gameeval.inspect_ext.decoding import model_player
     from pytest_gameeval.players.model import ModelPlayer
 
     spec = get_spec("spyfall")
@@ -106,7 +107,7 @@ async def _play(model_name: str, games: int, model_args: dict[str, Any]) -> dict
         calls: list[dict[str, Any]] = []
 
         def bind(seat: Any, role: str) -> ModelPlayer:
-            return ModelPlayer.for_choice(TimedModel(model, calls), options["structured"])  # type: ignore[arg-type]
+            return model_player(TimedModel(model, calls), options["structured"])  # type: ignore[arg-type]
 
         load_before = _load()
         start, cpu_start = time.perf_counter(), _cpu_seconds()

@@ -61,6 +61,7 @@ def _summary(records: list[GameRecord], seconds: float) -> dict[str, Any]:
 async def _play(game: str, setting: str, n_games: int) -> dict[str, Any]:
     from inspect_ai.model import get_model
 
+    from pytest_gameeval.inspect_ext.decoding import model_player
     from pytest_gameeval.players.model import ModelPlayer
 
     spec = get_spec(game)
@@ -69,7 +70,7 @@ async def _play(game: str, setting: str, n_games: int) -> dict[str, Any]:
     model = get_model("gameeval/local")
 
     def bind(seat: Any, role: str) -> ModelPlayer:
-        return ModelPlayer.for_choice(model, setting)
+        return model_player(model, setting)
 
     load_before = _load()
     start = time.perf_counter()

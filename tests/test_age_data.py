@@ -9,7 +9,8 @@ from pytest_gameeval.engine.data import game_data_dir
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import LISTS, SPEC
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 
 pytestmark = pytest.mark.skipif(not (game_data_dir("pytest_gameeval.games.age") / "list_a.jsonl").exists(), reason="AGE data not written yet")
 

@@ -20,7 +20,8 @@ from pytest_gameeval.games.age import SPEC
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.solver import bound_model, resolve_role
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -15,8 +15,8 @@ from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import SPEC, seat_role
 from pytest_gameeval.games.age.rules import clean_guess, group_sizes, read_reply
 from pytest_gameeval.games.age import metrics
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 PAIRS = {
     "list_a": [

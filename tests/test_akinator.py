@@ -12,8 +12,8 @@ from pytest_gameeval.engine.events import FAILURE
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.akinator import SPEC
 from pytest_gameeval.games.akinator.rules import read_answer, read_guess
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 DOG = {"id": "dog", "object": "dog", "aliases": ["puppy", "hound"], "category": "animal",
        "attributes": {"alive": True, "animal": True, "flies": False}}

@@ -25,7 +25,7 @@ from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.games.arena.rules import CLASSIFY, RETRO, USER
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.scorer import mean_metric_name
-from pytest_gameeval.players.base import Reply
+from pytest_gameeval.engine.player import Player, Reply
 
 bench = load_bench("arena_load")
 GAMES = ("akinator", "taboo", "bluffing")
@@ -33,11 +33,9 @@ GAMES = ("akinator", "taboo", "bluffing")
 
 # -- in process: store and engine glue ------------------------------------------------------------
 
-class ScriptedModel:
+class ScriptedModel(Player):
     """Stands in for the model seat (a unit-test device): the game's scripted policy for the seat,
     or a failed call when `fail` is set; records every prompt it was shown."""
-
-    structured = False
 
     def __init__(self, spec, fail: bool = False):
         self.spec, self.fail, self.label = spec, fail, "scripted-stand-in"

@@ -9,8 +9,8 @@ from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.engine.record import GameRecord, read_records, write_records
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 SPEC = get_spec("askguess")
 

@@ -11,8 +11,8 @@ from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.bluffing import SPEC
 from pytest_gameeval.games.bluffing.rules import read_level, read_verdict
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 TRUE_ROW = {"id": "s1", "statement": "I have climbed Kilimanjaro.", "label": True, "topic": "travel",
             "persona": {"name": "Ana", "facts": ["I climbed it in 2019 with my brother.", "I live in Lisbon."]}}

@@ -25,7 +25,7 @@ from pytest_gameeval.engine.game import RULE_VIOLATION, Turn
 from pytest_gameeval.engine.replies import text_reply
 from pytest_gameeval.games.arena.rules import _never_raises, parse_ranked_list
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from test_echoed_instructions import STYLES, Structured, _play
 from test_hostile_replies import _moves
 
@@ -53,7 +53,7 @@ def _with_words(turn: Turn, scripted: str, value: str) -> str | None:
     return json.dumps({**obj, **{f: value for f in fields if f in obj}})
 
 
-class Degenerate:
+class Degenerate(Player):
     """The scripted policy, except that attempt 0 of every words turn is a degenerate move."""
 
     def __init__(self, inner, make, log: list):

@@ -27,7 +27,7 @@ from pytest_gameeval.engine.game import FORMAT_ERROR, RULE_VIOLATION
 from pytest_gameeval.games.bluffing import prompts as bluffing_prompts
 from pytest_gameeval.games.bluffing.rules import require_verdict
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from test_hostile_replies import _moves, _play as play_scripted
 
 STYLES = ("chat", "flat")
@@ -46,7 +46,7 @@ def shown_line(ctx: TurnContext) -> str:
     return prompt[start:start + len(lines[-1]) + len(ctx.turn.instruction) - len(first)]
 
 
-class Echoing:
+class Echoing(Player):
     """The scripted policy, except that attempt 0 of every instructed turn is an echo of it."""
 
     def __init__(self, inner, log: list, extra: str = ""):
@@ -63,7 +63,7 @@ class Echoing:
         return self._move if ctx.attempt == 1 else await self.inner.act(ctx)
 
 
-class Structured:
+class Structured(Player):
     """A structured-decoding player: a plain-text turn's reply is {"<field>": "<text>"} (engine/replies.py)."""
 
     structured = True

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from pytest_gameeval.engine.events import ACTION, FAILURE, HOST_MSG, JUDGEMENT, SPEECH
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.tofukingdom.roles import LIE, OBLIGATION, title, true_answer
-from pytest_gameeval.players.base import Reply
-from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.engine.player import Player, Reply
 
 
 def play(game: str, replies: dict[str, list[str]], row: str | None = None, **options: Any) -> GameRecord:
@@ -124,7 +124,7 @@ def test_taboo_paper_no_guess_after_the_notice_is_said_word():
 # -- 6. TofuKingdom: GameEval's loop -----------------------------------------------------------------
 
 
-class Override:
+class Override(Player):
     """A scripted policy whose reply `change(ctx, scripted_reply)` may replace (None: keep it)."""
 
     def __init__(self, inner, change):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 
 def _disguise(word: str, how: int) -> str:
@@ -43,7 +43,7 @@ fragments = st.one_of(
 )
 
 
-class FuzzPlayer:
+class FuzzPlayer(Player):
     """Plays a seat with the drawn replies, in a loop."""
 
     label = "fuzz"

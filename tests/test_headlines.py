@@ -10,7 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics import headline as hl
 

@@ -33,8 +33,9 @@ from pytest_gameeval.games.spyfall import prompts as spyfall_prompts
 from pytest_gameeval.games.spygame import prompts as spygame_prompts
 from pytest_gameeval.games.spygpt.rules import parse_score
 from pytest_gameeval.games.tofukingdom import prompts as tofu_prompts
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 _CYRILLIC = str.maketrans("aeopcxy", "\u0430\u0435\u043e\u0440\u0441\u0445\u0443")
 
@@ -129,7 +130,7 @@ def _echo_kind(ctx: TurnContext, text: str) -> str:
     return RULE_VIOLATION
 
 
-class Hostile:
+class Hostile(Player):
     """Plays the scripted policy, except that the first matching turn gets a hostile reply."""
 
     def __init__(self, inner, action: str, build, state: dict):

@@ -7,7 +7,7 @@ import asyncio
 
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.players.model import InspectConversation, to_inspect
 
 
@@ -49,7 +49,7 @@ def test_every_prompt_of_a_real_game_converts_as_a_full_conversion_would():
     sent: dict[str, list] = {}
     checked = []
 
-    class Check:
+    class Check(Player):
         label = "check"
 
         async def act(self, ctx: TurnContext) -> Reply:

@@ -28,8 +28,9 @@ import pytest
 
 from pytest_gameeval.engine.events import HOST_MSG
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 SEEDS = (0, 1, 2)
 
@@ -39,7 +40,7 @@ PUBLIC_BY_DESIGN: dict[tuple[str, str], str] = {
 }
 
 
-class Spy:
+class Spy(Player):
     """Wraps a seat's player: records every context and marks every private thought."""
 
     counter = itertools.count()

@@ -18,7 +18,8 @@ from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.games.askguess import metrics as askguess
 from pytest_gameeval.games.spygame import metrics as spygame
 from pytest_gameeval.games.spygpt import metrics as spygpt
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 
 
 def record(game, label, details, seats=()):

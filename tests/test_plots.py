@@ -15,7 +15,8 @@ from pytest_gameeval.analysis import tournament as T
 from pytest_gameeval.engine.record import write_records
 from pytest_gameeval.engine.files import atomic_write, usual_mode
 from pytest_gameeval.games.spygame import SPEC as SPYGAME
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ import asyncio
 
 import pytest
 
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.games.registry import get_spec
 
 SIDED = {"spyfall": "evaluated", "spygame": "guest", "tofukingdom": "evaluated"}

@@ -21,13 +21,14 @@ import pytest
 
 from pytest_gameeval.engine.game import CHAT_ERROR
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class FlakyPlayer:
+class FlakyPlayer(Player):
     """A scripted seat whose calls fail (chat error) or come back truncated at `rate`."""
 
     def __init__(self, inner, rng: random.Random, rate: float, counts: dict[str, int]):
@@ -81,7 +82,7 @@ def test_every_call_failing_ends_in_a_chat_error_outcome(game):
     options = spec.parse_options({})
     row = spec.select_rows(options)[0]
 
-    class Dead:
+    class Dead(Player):
         label = "dead"
 
         async def act(self, ctx):

@@ -11,16 +11,16 @@ from pytest_gameeval.engine.events import HOST_MSG
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.voting import OUTCOMES
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.base import Reply
-from pytest_gameeval.players.scripted import cot
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import cot, scripted_binder
+from pytest_gameeval.engine.player import Player, Reply
 
 SPEC = get_spec("spyfall")
 BALLOT = re.compile(r"^Player \d votes for Player \d")
 FIXED = dict(shuffle_seats=False, shuffle_order=False, shuffle_options=False)  # spy = Player 1
 
 
-class FnPlayer:
+class FnPlayer(Player):
     """A seat whose reply is a function of the turn (None = failed call); records every prompt."""
 
     def __init__(self, fn, label="fn"):

@@ -8,7 +8,8 @@ import pytest
 from pytest_gameeval.engine.record import GameRecord, read_records, write_records
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.spyfall import metrics
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 
 SPEC = get_spec("spyfall")
 

@@ -11,7 +11,7 @@ from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.base import Reply
+from pytest_gameeval.engine.player import Player, Reply
 
 PRIVATE_FIELDS = ("thought", "guess", "reasoning")
 
@@ -21,7 +21,7 @@ def nested_pair(a: str, b: str) -> bool:
     return mentions(a, b) or mentions(b, a)
 
 
-class MarkedPlayer:
+class MarkedPlayer(Player):
     """A scripted policy whose private fields carry a marker unique to the seat; records prompts."""
 
     def __init__(self, policy, seat, seed):

@@ -10,13 +10,13 @@ from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.base import Reply
+from pytest_gameeval.engine.player import Player, Reply
 
 SPEC = get_spec("spygame")
 FIXED = dict(shuffle_seats=False, shuffle_order=False, shuffle_options=False)  # spy = Player 1 = guest
 
 
-class FnPlayer:
+class FnPlayer(Player):
     def __init__(self, fn, label="fn"):
         self.fn, self.label, self.prompts = fn, label, []
 

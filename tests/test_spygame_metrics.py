@@ -12,7 +12,8 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.spygame import metrics
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 from test_spyfall_scans import nested_pair, play_marked, scan
 
 SPEC = get_spec("spygame")

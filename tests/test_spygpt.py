@@ -15,8 +15,8 @@ from pytest_gameeval.engine.spec import EVALUATED, Row
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.spygpt.rules import DESCRIBER, describe_json, parse_score
 from pytest_gameeval.games.spygpt import metrics
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 SPEC = get_spec("spygpt")
 ITEM = {"id": "apple", "target": "apple", "distractors": ["pear", "peach", "plum"], "domain": "fruit"}

@@ -9,10 +9,12 @@ import json
 import pytest
 from inspect_ai.model import get_model
 
-from pytest_gameeval.engine.errors import GameEvalError, ParseError
-from pytest_gameeval.engine.replies import Field, ReplyFormat, resolve_structured, text_reply
+from pytest_gameeval.engine.errors import EngineError, GameEvalError, ParseError
+from pytest_gameeval.engine.player import Player, Reply
+from pytest_gameeval.engine.replies import Field, ReplyFormat, text_reply
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.players.model import ModelPlayer, response_schema
 from pytest_gameeval.players.scripted import ReplayPlayer
 from pytest_gameeval.analysis.report import incomparable, main, write_json_atomic
@@ -73,16 +75,33 @@ def test_runner_unwraps_structured_text_replies_and_the_record_says_so():
     assert [e.text for e in record.events if e.kind == "speech"][:2] == ["Is it a fruit?", "Yes."]
 
 
+def test_a_player_must_declare_the_contract_it_is_recorded_by():
+    """`structured`, `reference` and `self_play` are part of `Player`: a player lacking them is one
+    clear error before the game starts, never silently recorded as unstructured."""
+
+    class Bare:  # a label and act(), nothing declared
+        label = "bare"
+
+        async def act(self, ctx):
+            return Reply("Is it a fruit?")
+
+    spec = get_spec("askguess")
+    opts = spec.parse_options({"max_rounds": 1})
+    row = next(r for r in spec.rows(opts) if r.id == "apple")
+    with pytest.raises(EngineError, match=r"^seat \w+: Bare is not a Player: subclass pytest_gameeval\.engine\.player\.Player"):
+        asyncio.run(play_case(spec, row, 0, opts, lambda seat, role: Bare()))
+
+
 def test_model_player_sends_the_turn_schema_only_when_structured():
     from pytest_gameeval.engine.game import Seat, Turn
-    from pytest_gameeval.players.base import TurnContext
+    from pytest_gameeval.engine.player import TurnContext
 
     turn = Turn("Player 1", "vote", "vote", VOTE.read, reply=VOTE)
     ctx = TurnContext("spyfall", Seat("Player 1", "spy"), turn, [], [])
     model = get_model("gameeval/scripted")
     assert ModelPlayer(model)._config(ctx).response_schema is None
-    assert ModelPlayer.for_choice(model, "on")._config(ctx).response_schema.name == "vote"
-    assert ModelPlayer.for_choice(model, "auto").structured is False
+    assert model_player(model, "on")._config(ctx).response_schema.name == "vote"
+    assert model_player(model, "auto").structured is False
 
 
 def _report(structured: str | None) -> dict:
@@ -129,7 +148,7 @@ def test_scripted_provider_answers_a_structured_request_in_shape(tmp_path):
     assert log.samples[0].scores and next(iter(log.samples[0].scores.values())).metadata["structured"] == "on"
 
 
-class _Checking:
+class _Checking(Player):
     """Wraps a scripted player: records every turn's reply format, answers as the policy would,
     wrapped in the format's one field for plain-text turns (as a constrained model would)."""
 
@@ -148,7 +167,7 @@ class _Checking:
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_turn_of_every_game_declares_its_reply_format(game):
-    from pytest_gameeval.engine.play import scripted_binder
+    from pytest_gameeval.players.scripted import scripted_binder
 
     spec = get_spec(game)
     options = spec.parse_options({"retrospective": True} if "retrospective" in spec.all_options() else {})

@@ -11,8 +11,8 @@ from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.taboo import SPEC
 from pytest_gameeval.games.taboo.rules import guess_is_right, split_guess
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.scripted import ReplayPlayer
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 APPLE = {"id": "apple", "word": "apple", "category": "food", "related": ["fruit", "orchard", "pie"]}
 CLUES = ["It grows on trees.", "Keeps the doctor away.", "Red or green fruit.", "Pie filling.", "Orchard crop."]

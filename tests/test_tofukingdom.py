@@ -18,8 +18,9 @@ from pytest_gameeval.games.tofukingdom.roles import HIDDEN_ROLES, LIE, OBLIGATIO
 from pytest_gameeval.games.tofukingdom.rules import PRINCE_SEAT, read_name, read_role
 from pytest_gameeval.games.tofukingdom.scripted import consistent_assignments
 from pytest_gameeval.games.tofukingdom import metrics
-from pytest_gameeval.engine.play import play_case, scripted_binder
-from pytest_gameeval.players.scripted import ReplayPlayer, ScriptedPlayer
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.player import Player
+from pytest_gameeval.players.scripted import ReplayPlayer, ScriptedPlayer, scripted_binder
 
 SPEC = get_spec("tofukingdom")
 
@@ -249,7 +250,7 @@ def test_bad_task_arguments_are_one_clear_error():
         SPEC.rows(SPEC.parse_options({"games": 0}))
 
 
-class Recorder:
+class Recorder(Player):
     """Wraps a scripted player and keeps every prompt it was shown; thoughts are made unique."""
 
     def __init__(self, inner, seat):

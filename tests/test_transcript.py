@@ -17,7 +17,8 @@ from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.games.spyfall.prompts import DESCRIBE_FORMAT
 from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.inspect_ext.scorer import mean_metric_name
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 
 
 def run(task, model: str, tmp_path, **kwargs) -> list[EvalLog]:

@@ -31,7 +31,8 @@ from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics.cluster import clustered_mean
 from pytest_gameeval.metrics.stats import mean, rate
-from pytest_gameeval.engine.play import play_case, scripted_binder
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.players.scripted import scripted_binder
 
 ALPHA = 0.01
 MAX_GAMES = 200  # both arms together, per game type (the budget)

@@ -33,7 +33,7 @@ from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.spec import GameSpec, Row
 from pytest_gameeval.arena.store import Move, Session, Store
 from pytest_gameeval.games.arena.rules import USER_ROLE
-from pytest_gameeval.players.base import Player, Reply, TurnContext
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.players.scripted import ScriptedPlayer
 
 ARENA_GAMES = ("akinator", "taboo", "bluffing")
@@ -128,10 +128,8 @@ class _Moves:
         self.next += 1
 
 
-class PersonSeat:
+class PersonSeat(Player):
     """The user seat, played by the person in the browser."""
-
-    structured = False
 
     def __init__(self, moves: _Moves, judge: Player, label: str):
         self.moves = moves
@@ -153,15 +151,15 @@ class PersonSeat:
         return Reply(text)
 
 
-class ModelSeat:
+class ModelSeat(Player):
     """The model's seat: stored replies first, then the model through inspect (ModelPlayer)."""
 
-    def __init__(self, moves: _Moves, player: Any, timeout: float):
+    def __init__(self, moves: _Moves, player: Player, timeout: float):
         self.moves = moves
         self.player = player
         self.timeout = timeout
         self.label = player.label
-        self.structured = getattr(player, "structured", False)
+        self.structured = player.structured
         self.model_seconds = 0.0  # time spent waiting for the model in this request
 
     async def act(self, ctx: TurnContext) -> Reply:
@@ -202,7 +200,7 @@ def case_row(spec: GameSpec, session: Session) -> Row:
     return row
 
 
-async def advance(spec: GameSpec, session: Session, store: Store, model_player: Any, new_text: str | None = None,
+async def advance(spec: GameSpec, session: Session, store: Store, model_player: Player, new_text: str | None = None,
                   *, timeout: float = 60.0) -> tuple[Played, float]:
     """Play `session` as far as it goes; (where it stopped, seconds spent waiting for the model).
 

@@ -41,7 +41,7 @@ from pytest_gameeval.games.akinator.prompts import ANSWERS
 from pytest_gameeval.games.arena.rules import RETRO, USER
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.taboo.prompts import MAX_CLUE
-from pytest_gameeval.players.model import ModelPlayer
+from pytest_gameeval.inspect_ext.decoding import model_player
 
 MAX_NICK = 24
 NICKNAME = re.compile(rf"^[A-Za-z0-9_\-]{{1,{MAX_NICK}}}$")
@@ -84,7 +84,7 @@ class Arena:
 
     async def play(self, session: Session, text: str | None) -> tuple[Played, float]:
         spec = get_spec(session.game)
-        player = ModelPlayer.for_choice(self.models[session.model], session.options["structured"])
+        player = model_player(self.models[session.model], session.options["structured"])
         try:
             return await advance(spec, session, self.store, player, text, timeout=self.model_timeout)
         except ModelFailed:

@@ -26,13 +26,13 @@ from pytest_gameeval.engine.record import GameRecord, write_records
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.games.arena.rules import CLASSIFY, USER_ROLE
-from pytest_gameeval.players.base import Reply, TurnContext
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 HUMAN_GAMES = ("akinator", "taboo", "bluffing")
 PROMPT = "> "
 
 
-class HumanPlayer:
+class HumanPlayer(Player):
     """A seat played by the person at the terminal."""
 
     label = "human"
@@ -136,7 +136,7 @@ def main(argv: list[str]) -> int:
     import pytest_gameeval.inspect_ext.providers  # noqa: F401  (registers gameeval/...)
     from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.engine.play import play_case
-    from pytest_gameeval.players.model import ModelPlayer
+    from pytest_gameeval.inspect_ext.decoding import model_player
 
     spec = get_spec(args.game)
     task_args = _key_values(args.task_arg, "-T")
@@ -161,7 +161,7 @@ def main(argv: list[str]) -> int:
     human = HumanPlayer()
 
     def bind(seat: Seat, model_role: str):
-        return human if seat.role == USER_ROLE else ModelPlayer.for_choice(model, options["structured"])
+        return human if seat.role == USER_ROLE else model_player(model, options["structured"])
 
     notes = [f"user seat played by a person at the terminal (gameeval play); evaluated model {args.model}"]
     record = asyncio.run(play_case(spec, row, 0, options, bind, notes=notes))

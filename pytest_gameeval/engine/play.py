@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pytest_gameeval.engine.game import Seat
+from pytest_gameeval.engine.player import Player
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.runner import Observer, play
 from pytest_gameeval.engine.spec import GameSpec, Row
-from pytest_gameeval.players.base import Player
-from pytest_gameeval.players.scripted import ScriptedPlayer
 
-# (seat, model role) -> the player for that seat
+# (seat, model role) -> the player for that seat. The caller brings it (players.scripted.scripted_binder,
+# the front ends' model binders): the engine plays whoever it is given.
 SeatBinder = Callable[[Seat, str], Player]
 
 
@@ -49,16 +48,3 @@ def unbound_note(spec: GameSpec, role: str, played_by: str, evaluated: str | Non
     why = "opponents=self" if role in spec.reference_roles else f"{spec.name} has no reference policy for it"
     return head + f"the evaluated model {played_by} (self-play: {why})"
 
-
-def scripted_binder(spec: GameSpec, strengths: dict[str, str], seed: int = 0) -> SeatBinder:
-    """Seats played by the game's scripted policies; `strengths` maps model role -> strength
-    (key "*" for any role not named)."""
-
-    def bind(seat: Seat, model_role: str) -> Player:
-        strength = strengths.get(model_role, strengths.get("*", "random"))
-        policies = spec.scripted.get(strength)
-        if policies is None or seat.role not in policies:
-            raise KeyError(f"{spec.name}: no scripted {strength!r} policy for role {seat.role!r}")
-        return ScriptedPlayer(policies[seat.role], derive_seed(seed, seat.name), f"scripted/{strength}")
-
-    return bind

@@ -27,7 +27,8 @@ from typing import Any
 from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.parsing import last_json_object, require_fields
 
-# structured decoding: "auto" is on for the embedded model (gameeval/local), off for other providers
+# the `structured` option: "auto" leaves it to the model's provider (the front end resolves it when
+# it makes a seat's player, inspect_ext/decoding.py), "on"/"off" force it
 STRUCTURED_CHOICES = ("auto", "on", "off")
 
 
@@ -120,15 +121,6 @@ def text_reply(name: str, hint: str, max_length: int | None = None, enum: tuple[
 def object_schema(properties: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A JSON object with exactly these (required) properties."""
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
-
-def resolve_structured(choice: str, model_name: str) -> bool:
-    """Whether a seat played by `model_name` gets constrained decoding under `choice`."""
-    if choice not in STRUCTURED_CHOICES:
-        raise ValueError(f"structured must be one of {', '.join(STRUCTURED_CHOICES)}, not {choice!r}")
-    if choice == "auto":
-        return model_name.startswith("gameeval/local")
-    return choice == "on"
 
 
 def decoding_label(flags: list[bool]) -> str:

@@ -12,9 +12,9 @@ from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event, HOST
 from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
+from pytest_gameeval.engine.player import Player, TurnContext
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.views import render, visible_events
-from pytest_gameeval.players.base import Player, TurnContext
 
 MAX_TURNS = 5000  # a safety net against a rules bug; real games end far sooner
 
@@ -76,7 +76,7 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         view = visible_events(game.events, turn.seat)
         messages = render(session.style, system, game.events, turn.seat)
         ctx = TurnContext(game.name, seat, turn, messages, view, attempt, session.seed, game.options)
-        structured = turn.reply is not None and getattr(player, "structured", False)
+        structured = turn.reply is not None and player.structured
         reply = await player.act(ctx)
         usage = session.usage[turn.seat]
         usage["calls"] += 1
@@ -186,6 +186,10 @@ async def play(
     missing = set(game.seats) - set(players)
     if missing:
         raise EngineError(f"no player for seat(s) {sorted(missing)}")
+    for name, player in players.items():
+        if not isinstance(player, Player):  # every attribute the record keeps, declared
+            raise EngineError(f"seat {name}: {type(player).__name__} is not a Player: subclass "
+                              "pytest_gameeval.engine.player.Player or declare label, structured, reference, self_play and act")
     session = _Session(list(game.seats), style, seed)
     shown = _Shown(game, observer)
     if observer:
@@ -226,9 +230,9 @@ async def play(
         epoch=epoch,
         options=dict(game.options),
         seats=[{"name": s.name, "role": s.role, "model": players[s.name].label, "private": s.private,
-                "structured": bool(getattr(players[s.name], "structured", False)),
-                **({"reference": True} if getattr(players[s.name], "reference", False) else {}),
-                **({"self_play": True} if getattr(players[s.name], "self_play", False) else {})}
+                "structured": players[s.name].structured,
+                **({"reference": True} if players[s.name].reference else {}),
+                **({"self_play": True} if players[s.name].self_play else {})}
                for s in game.seats.values()],
         events=game.events,
         outcome={"label": outcome.label, "winner": outcome.winner, "details": outcome.details},

@@ -19,7 +19,6 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import STRUCTURED_CHOICES
 from pytest_gameeval.engine.rng import game_rng
 from pytest_gameeval.engine.views import PROMPT_STYLES
-from pytest_gameeval.metrics.headline import HEADLINE
 from pytest_gameeval.engine.roles import role_names
 
 EVALUATED = "evaluated"  # the model role of the model under evaluation
@@ -83,6 +82,7 @@ def only_rows(rows: list[Row], wanted: list[str] | None, game: str, what: str) -
 PROTOCOLS = ("default", "paper")
 OPPONENT_CHOICES = ("reference", "self")
 REFERENCE_STRENGTH = "reference"  # the scripted strength that plays a game's reference opponents
+HEADLINE = "played_quality"  # the score key every game's headline is scored under (metrics/headline.py)
 
 COMMON_OPTIONS = {
     "protocol": Option("default", "default: our rules, data and metrics; paper: the paper's setting (docs/fidelity.md)", PROTOCOLS),

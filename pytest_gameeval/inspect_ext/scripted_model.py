@@ -30,7 +30,7 @@ from pytest_gameeval.engine.errors import EngineError, GameEvalError
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
-from pytest_gameeval.players.base import current_turn
+from pytest_gameeval.engine.player import current_turn
 
 
 FAULT_KINDS = ("rate_limit", "server_error", "timeout", "truncated")

@@ -14,8 +14,9 @@ from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
 from pytest_gameeval.engine.play import play_case, unbound_note
-from pytest_gameeval.players.base import Player
-from pytest_gameeval.players.model import ModelPlayer, to_inspect
+from pytest_gameeval.engine.player import Player
+from pytest_gameeval.inspect_ext.decoding import model_player
+from pytest_gameeval.players.model import to_inspect
 from pytest_gameeval.engine.roles import how_to_bind, lookup_role
 
 RECORD_KEY = "gameeval_record"
@@ -56,8 +57,8 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
             observer.bound(seat.name, role, str(models[role]))
             unbound = role != EVALUATED and bound_model(role) is None
             reference = unbound and spec.reference_model(role, options) is not None
-            return ModelPlayer.for_choice(models[role], options["structured"], reference=reference,
-                                          self_play=unbound and not reference)
+            return model_player(models[role], options["structured"], reference=reference,
+                                self_play=unbound and not reference)
 
         row = Row(state.metadata["row_id"], state.metadata["row"])
         progress = progress_of(game)

@@ -22,8 +22,8 @@ from typing import Iterable
 
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.spec import HEADLINE
 
-HEADLINE = "played_quality"
 KEYS = ("played", "quality", HEADLINE)
 DIRECTIONS = {key: True for key in KEYS}  # higher is better for all three
 CHAT_ERROR_LABEL = "CE"

@@ -8,9 +8,9 @@ from inspect_ai.model import (
 from inspect_ai.util import JSONSchema, LimitExceededError
 
 from pytest_gameeval.engine.errors import EngineError, GameEvalError
-from pytest_gameeval.engine.replies import ReplyFormat, resolve_structured
+from pytest_gameeval.engine.player import Player, Reply, TurnContext, current_turn
+from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.engine.views import Message
-from pytest_gameeval.players.base import Reply, TurnContext, current_turn
 
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
@@ -50,10 +50,10 @@ class InspectConversation:
         return converted
 
 
-class ModelPlayer:
-    """`structured`: send each turn's reply schema with the request (constrained decoding).
-    `reference`: the seat is a game's fixed reference opponent, not a model under test (its
-    decoding is left out of the game's structured label)."""
+class ModelPlayer(Player):
+    """`structured`: send each turn's reply schema with the request (constrained decoding); the
+    front end decides it from the `structured` option and the model (inspect_ext/decoding.py).
+    `reference`: the seat is a game's fixed reference opponent, not a model under test."""
 
     def __init__(self, model: Model, config: GenerateConfig | None = None, *, structured: bool = False,
                  reference: bool = False, self_play: bool = False):
@@ -64,13 +64,6 @@ class ModelPlayer:
         self.label = str(model)
         self.structured = structured
         self.conversation = InspectConversation()
-
-    @classmethod
-    def for_choice(cls, model: Model, choice: str, config: GenerateConfig | None = None, *,
-                   reference: bool = False, self_play: bool = False) -> ModelPlayer:
-        """A player with structured decoding as the `structured` option (auto/on/off) says for this model."""
-        return cls(model, config, structured=resolve_structured(choice, str(model)), reference=reference,
-                   self_play=self_play)
 
     def _config(self, ctx: TurnContext) -> GenerateConfig:
         if not self.structured or ctx.turn.reply is None:

@@ -27,13 +27,13 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.replies import decoding_label, resolve_structured
+from pytest_gameeval.engine.replies import decoding_label
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case, unbound_note
-from pytest_gameeval.players.base import Player
-from pytest_gameeval.players.model import ModelPlayer
+from pytest_gameeval.engine.player import Player
+from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.engine.roles import lookup_role
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
 from pytest_gameeval.analysis.report import SAMPLING_OPTIONS
@@ -234,9 +234,9 @@ class ModelPool:
                         notes.append(note)
             model = self.get(choice)
             cached = settings.cache and not reference  # a reference policy is no model call worth caching
-            return ModelPlayer.for_choice(_CachedModel(model, case.name) if cached else model,  # type: ignore[arg-type]
-                                          case.options.get("structured", "auto"), reference=reference is not None,
-                                          self_play=unbound and reference is None)
+            return model_player(_CachedModel(model, case.name) if cached else model,  # type: ignore[arg-type]
+                                case.options.get("structured", "auto"), reference=reference is not None,
+                                self_play=unbound and reference is None)
 
         return bind
 

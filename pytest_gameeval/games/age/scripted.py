@@ -20,7 +20,7 @@ from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import REPLY, SPEECH
 from pytest_gameeval.engine.matching import squash
-from pytest_gameeval.players.base import TurnContext
+from pytest_gameeval.engine.player import TurnContext
 
 ADJECTIVES = (
     "common", "useful", "popular", "familiar", "modern", "classic", "practical", "interesting", "widespread",

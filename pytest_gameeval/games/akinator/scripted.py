@@ -25,7 +25,7 @@ from pytest_gameeval.engine.matching import mentions, normalize
 from pytest_gameeval.games.akinator.prompts import QUESTIONER
 from pytest_gameeval.games.akinator.rules import read_guess
 from pytest_gameeval.games.arena.rules import CLASSIFY, MAX_LIST, RETRO, SCRIPTED_LIST, USER
-from pytest_gameeval.players.base import TurnContext
+from pytest_gameeval.engine.player import TurnContext
 
 
 @lru_cache(maxsize=4)

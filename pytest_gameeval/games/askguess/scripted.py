@@ -11,14 +11,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 from functools import lru_cache
 
 from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import mentions
-from pytest_gameeval.players.base import TurnContext
-from pytest_gameeval.players.scripted import cot
+from pytest_gameeval.engine.player import TurnContext
 
 CATEGORY_QUESTIONS = {
     "aquatic mammals": "Is it a mammal that lives in water?",
@@ -59,7 +59,7 @@ def _said(ctx: TurnContext, seat: str) -> list[str]:
 
 
 def _wrap(ctx: TurnContext, text: str) -> str:
-    return cot(text) if ctx.options.get("cot") else text
+    return json.dumps({"thought": "scripted", "speak": text}) if ctx.options.get("cot") else text
 
 
 def _guess(label: str) -> str:

@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.games.arena.rules import RETRO
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES
-from pytest_gameeval.players.base import TurnContext
+from pytest_gameeval.engine.player import TurnContext
 
 QUESTIONS = (
     "When did this happen?",

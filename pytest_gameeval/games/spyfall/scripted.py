@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import squash
-from pytest_gameeval.players.base import TurnContext
+from pytest_gameeval.engine.player import TurnContext
 
 _VAGUE = [
     "Many people know it well.", "You can find it in everyday life.", "It comes in different kinds.",

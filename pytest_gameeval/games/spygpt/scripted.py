@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.games.spygpt.rules import describe_json
-from pytest_gameeval.players.base import TurnContext
+from pytest_gameeval.engine.player import TurnContext
 
 
 def _hint(word: str) -> str:

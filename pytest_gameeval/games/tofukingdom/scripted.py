@@ -22,7 +22,7 @@ from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.games.tofukingdom.roles import (
     CAMP_OF, HIDDEN_ROLES, LIE, OBLIGATION, QUESTIONS, TRUTH, title, true_answer,
 )
-from pytest_gameeval.players.base import TurnContext
+from pytest_gameeval.engine.player import TurnContext
 
 PRINCE_SEAT = "Prince"
 

@@ -1,0 +1,58 @@
+"""The player contract: what a seat's policy receives (`TurnContext`) and returns (`Reply`).
+
+It lives beside the turn loop that calls it (clemcore keeps its Player beside the game master):
+`players/` implements it (model-backed, scripted, replay), front ends add their own (the arena's
+live seat, a human at a terminal), and the engine never imports any of them.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from pytest_gameeval.engine.events import Event
+from pytest_gameeval.engine.game import Seat, Turn
+from pytest_gameeval.engine.views import Message
+
+
+@dataclass
+class TurnContext:
+    game: str
+    seat: Seat
+    turn: Turn
+    messages: list[Message]  # the rendered prompt (only what this seat may see)
+    events: list[Event]  # the same view as events, for scripted policies
+    attempt: int = 0
+    game_seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Reply:
+    text: str
+    error: str | None = None  # set when the call failed after retries (a chat error)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@runtime_checkable
+class Player(Protocol):
+    """A seat's policy. Subclass it to inherit the defaults below, or declare the same attributes.
+
+    The record keeps all four attributes per seat; they are settled when the player is made
+    (front ends decide `structured` from the option and the model, once) and never change.
+    """
+
+    label: str  # the model or policy behind the seat, as recorded
+    # the seat decodes with each turn's reply schema (constrained decoding, engine/replies.py): the
+    # runner then reads a plain-text turn's reply from its JSON field
+    structured: bool = False
+    reference: bool = False  # a game's fixed reference opponent, not a model under test
+    self_play: bool = False  # an unbound role the evaluated model plays (not a role bound to it)
+
+    async def act(self, ctx: TurnContext) -> Reply: ...
+
+
+# The turn being played, for providers that need it (the scripted test provider).
+current_turn: ContextVar[TurnContext | None] = ContextVar("gameeval_current_turn", default=None)
