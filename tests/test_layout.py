@@ -29,8 +29,10 @@ ALLOWED = {
     "metrics": {"engine"},  # shared statistics over records
     "players": {"engine"},  # implementations of engine.player.Player
     "games": {"engine", "metrics"},  # rules, prompts, scripted policies, a game's metrics
-    "backends": _CORE,  # model providers (the embedded server, the scripted provider)
-    "inspect_ext": _CORE | {"backends"},
+    # model providers (the embedded server, the scripted provider) and the decoding they default to;
+    # inspect_ext: its one-line error for inspect's command line
+    "backends": _CORE | {"inspect_ext"},
+    "inspect_ext": _CORE,
     "cli": _CORE | {"backends", "inspect_ext"},
     # analysis and pytest_plugin import each other: the gate's --gameeval-gate-metric parser lives in
     # pytest_plugin/settings.py and the report/compare commands reuse it (a known wart)
