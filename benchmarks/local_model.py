@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_gameeval.inspect_ext.local_server import (  # noqa: E402  (imports no native code)
+from pytest_gameeval.backends.local_server import (  # noqa: E402  (imports no native code)
     DEFAULT_FLASH_ATTN,
     DEFAULT_N_CTX,
     FLASH_ATTN_CHOICES,
@@ -151,7 +151,7 @@ async def _long_context_decode(
 async def _inspect_runs(model_args: dict, max_tokens: int) -> dict:
     from inspect_ai.model import GenerateConfig, get_model
 
-    import pytest_gameeval.inspect_ext.providers  # noqa: F401  (registers gameeval/...)
+    import pytest_gameeval.backends.registry  # noqa: F401  (registers gameeval/...)
 
     model = get_model("gameeval/local", config=GenerateConfig(max_tokens=max_tokens), memoize=False, **model_args)
     await model.generate("Hello")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once for in-process pytester runs)
+import pytest_gameeval.backends.registry  # noqa: F401  (imported once for in-process pytester runs)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval import cli
 from pytest_gameeval.engine.data import game_data_dir

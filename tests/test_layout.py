@@ -17,7 +17,7 @@ from pytest_gameeval.games.registry import GAMES
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "pytest_gameeval"
 CORE = ("engine", "games", "players", "metrics")  # the layers every front end builds on
-FRONT_ENDS = ("pytest_plugin", "inspect_ext", "analysis", "cli", "arena")
+FRONT_ENDS = ("pytest_plugin", "inspect_ext", "analysis", "cli", "arena", "backends")  # backends: what they run
 GAME_FILES = ("__init__.py", "rules.py", "prompts.py", "scripted.py", "metrics.py", "README.md")
 
 # Which top-level package may import which (directly; lazy imports count). The engine is the ground:

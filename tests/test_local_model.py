@@ -27,18 +27,18 @@ if importlib.util.find_spec("xllamacpp") is None:
 
 from inspect_ai.model import GenerateConfig, get_model  # noqa: E402
 
-import pytest_gameeval.inspect_ext.providers  # noqa: E402,F401  (registers gameeval/...)
-from pytest_gameeval.inspect_ext import local_server, local_weights  # noqa: E402
-from pytest_gameeval.inspect_ext.local_model import (  # noqa: E402
+import pytest_gameeval.backends.registry  # noqa: E402,F401  (registers gameeval/...)
+from pytest_gameeval.backends import local_server, local_weights  # noqa: E402
+from pytest_gameeval.backends.local_provider import (  # noqa: E402
     DEFAULT_MAX_TOKENS,
     LocalContextOverflowError,
     LocalModelAPI,
 )
-from pytest_gameeval.inspect_ext.local_server import (  # noqa: E402
+from pytest_gameeval.cli.serve_local import main as serve_local_main  # noqa: E402
+from pytest_gameeval.backends.local_server import (  # noqa: E402
     INSTALL_HINT,
     LocalModelError,
     LocalServerSpec,
-    serve_local_main,
     shared_servers,
     stop_all_servers,
 )
@@ -271,7 +271,7 @@ def test_completion_cut_by_context_end_is_model_length(stop_servers):
 def _start_serve(*args: str) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
-    code = "import sys; from pytest_gameeval.inspect_ext.local_server import serve_local_main; sys.exit(serve_local_main(sys.argv[1:]))"
+    code = "import sys; from pytest_gameeval.cli import main; sys.exit(main(['serve-local', *sys.argv[1:]]))"
     proc = subprocess.Popen(
         [sys.executable, "-c", code, *args],
         stdout=subprocess.PIPE,
@@ -382,7 +382,7 @@ def test_process_exit_stops_the_server():
     """atexit stops the in-process server: the process exits cleanly and the port is closed."""
     code = (
         "import json, urllib.request\n"
-        "from pytest_gameeval.inspect_ext.local_server import LocalServerSpec, get_shared_server\n"
+        "from pytest_gameeval.backends.local_server import LocalServerSpec, get_shared_server\n"
         "server = get_shared_server(LocalServerSpec.create(n_ctx=256, n_parallel=1))\n"
         "print(server.port, flush=True)\n"
         "print(server.get_json('/health').get('status'), flush=True)\n"

@@ -21,9 +21,9 @@ if importlib.util.find_spec("xllamacpp") is None:
 from inspect_ai.model import GenerateConfig, ResponseSchema, get_model  # noqa: E402
 from inspect_ai.util import JSONSchema  # noqa: E402
 
-import pytest_gameeval.inspect_ext.providers  # noqa: E402,F401  (registers gameeval/...)
-from pytest_gameeval.inspect_ext.local_server import stop_all_servers  # noqa: E402
-from pytest_gameeval.inspect_ext.local_weights import (  # noqa: E402
+import pytest_gameeval.backends.registry  # noqa: E402,F401  (registers gameeval/...)
+from pytest_gameeval.backends.local_server import stop_all_servers  # noqa: E402
+from pytest_gameeval.backends.local_weights import (  # noqa: E402
     GGUFInfo,
     LocalModelError,
     canonical_model_name,

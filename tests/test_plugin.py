@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once here: pytester's in-process
+import pytest_gameeval.backends.registry  # noqa: F401  (imported once here: pytester's in-process
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  runs would otherwise re-import inspect every time)
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.analysis.report import read_report

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-import pytest_gameeval.inspect_ext.providers  # noqa: F401
+import pytest_gameeval.backends.registry  # noqa: F401
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.analysis.report import read_report

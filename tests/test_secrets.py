@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import pytest_gameeval.inspect_ext.providers  # noqa: F401  (imported once for in-process pytester runs)
+import pytest_gameeval.backends.registry  # noqa: F401  (imported once for in-process pytester runs)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 
 pytest_plugins = ["pytester"]

@@ -191,7 +191,7 @@ def test_the_embedded_model_sends_length_caps_with_the_schema():
     from inspect_ai.model import GenerateConfig
 
     from pytest_gameeval.games.tofukingdom import prompts
-    from pytest_gameeval.inspect_ext.local_model import LocalModelAPI
+    from pytest_gameeval.backends.local_provider import LocalModelAPI
 
     api = object.__new__(LocalModelAPI)  # no server needed to build the request
     api.server_spec = type("S", (), {"seed": 0})()

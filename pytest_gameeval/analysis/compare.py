@@ -191,7 +191,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--analyze-only", action="store_true", help="do not play; read the logs already in OUT/logs")
     args = parser.parse_args(argv)
 
-    from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
+    from pytest_gameeval.backends.local_weights import canonical_model_name
     from pytest_gameeval.pytest_plugin.settings import gate_metric_option
 
     games = list(GAMES) if args.games.strip() == "all" else [g.strip() for g in args.games.split(",") if g.strip()]

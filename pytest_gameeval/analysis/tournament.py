@@ -21,7 +21,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
+from pytest_gameeval.backends.local_weights import canonical_model_name
 from pytest_gameeval.metrics.ratings import bradley_terry, ranking_text
 from pytest_gameeval.metrics.stats import mean, rate
 

@@ -42,7 +42,7 @@ def serve_main(argv: list[str]) -> int:
     import uvicorn
     from inspect_ai.model import get_model
 
-    import pytest_gameeval.inspect_ext.providers  # noqa: F401  (registers gameeval/...)
+    import pytest_gameeval.backends.registry  # noqa: F401  (registers gameeval/...)
     from pytest_gameeval.arena.live import ARENA_GAMES, check_task_args
     from pytest_gameeval.arena.store import Store
     from pytest_gameeval.arena.web import Arena, create_app

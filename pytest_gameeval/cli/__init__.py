@@ -10,14 +10,8 @@ from pytest_gameeval import __version__
 from pytest_gameeval.engine.errors import GameEvalError
 
 
-def _serve_local(argv: list[str]) -> int:
-    from pytest_gameeval.inspect_ext.local_server import serve_local_main
-
-    return serve_local_main(argv)
-
-
 COMMANDS = {
-    "serve-local": (_serve_local, "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
+    "serve-local": (lambda argv: __import__("pytest_gameeval.cli.serve_local", fromlist=["main"]).main(argv), "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
     "report": (lambda argv: __import__("pytest_gameeval.analysis.report", fromlist=["main"]).main(argv), "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse or missing"),
     "compare": (lambda argv: __import__("pytest_gameeval.analysis.compare", fromlist=["main"]).main(argv), "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the headline and a verdict (JSON, markdown, PNG)"),
     "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau and RBO between our model ranking and an external leaderboard"),

@@ -133,7 +133,7 @@ def main(argv: list[str]) -> int:
 
     from inspect_ai.model import get_model
 
-    import pytest_gameeval.inspect_ext.providers  # noqa: F401  (registers gameeval/...)
+    import pytest_gameeval.backends.registry  # noqa: F401  (registers gameeval/...)
     from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.engine.play import play_case
     from pytest_gameeval.inspect_ext.decoding import model_player

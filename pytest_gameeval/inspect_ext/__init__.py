@@ -1,2 +1,2 @@
-"""The inspect front end: task factory, solver, scorer, model providers (gameeval/scripted and the
-embedded gameeval/local with its loopback server), the live observer and log tools."""
+"""The inspect front end: task factory, solver, scorer, the live observer and progress, and log
+tools. The `gameeval/...` model providers it evaluates with are in backends/."""

@@ -24,7 +24,7 @@ import pytest
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.inspect_ext.local_weights import canonical_model_name
+from pytest_gameeval.backends.local_weights import canonical_model_name
 from pytest_gameeval.pytest_plugin.settings import (
     NODE_PREFIX, GateConfig, Settings, game_of_nodeid, gate_metric_option, parse_pairs, parse_scalar, shard_map,
 )

