@@ -14,7 +14,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 from inspect_ai.model._model import _model_roles
 
-from pytest_gameeval.analysis.age_topics import topic_table, write_outputs
+from pytest_gameeval.games.age.topics import topic_table, write_outputs
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import SPEC
 from pytest_gameeval.games.registry import get_spec

@@ -10,11 +10,14 @@ import stat
 
 import pytest
 
-from pytest_gameeval.analysis import age_topics, bias_report
+from pytest_gameeval.cli import bias_report
 from pytest_gameeval.analysis import tournament as T
 from pytest_gameeval.engine.record import write_records
 from pytest_gameeval.engine.files import atomic_write, usual_mode
+from pytest_gameeval.games.age import topics as age_topics
 from pytest_gameeval.games.spygame import SPEC as SPYGAME
+from pytest_gameeval.games.spygame import bias_plot
+from pytest_gameeval.games.tofukingdom import tournament as tofukingdom_tournament
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
@@ -34,7 +37,7 @@ def captured(monkeypatch):
     monkeypatch.setattr(files, "save_figure", keep)
     monkeypatch.setattr(T, "save_figure", keep)
     monkeypatch.setattr(age_topics, "save_figure", keep)
-    monkeypatch.setattr(bias_report, "save_figure", keep)
+    monkeypatch.setattr(bias_plot, "save_figure", keep)
     return figures
 
 
@@ -65,7 +68,7 @@ def test_tournament_heatmap_has_axis_titles_intervals_n_and_explains_empty_cells
 
 
 def test_tournament_analysis_names_its_axes():
-    records = T.analyze_tofukingdom([], ["a", "b"], n_resamples=10, seed=0)
+    records = tofukingdom_tournament.analyze([], ["a", "b"], n_resamples=10, seed=0)
     for m in records["matrices"].values():
         assert m["rows_title"] and m["cols_title"]
 

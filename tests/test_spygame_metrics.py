@@ -7,7 +7,7 @@ import math
 import pytest
 from scipy import stats
 
-from pytest_gameeval.analysis import bias_report
+from pytest_gameeval.cli import bias_report
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec

@@ -12,6 +12,9 @@ from pytest_gameeval.analysis import tournament as T
 from pytest_gameeval.cli import main as cli_main
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.games.spyfall.tournament import clip
+from pytest_gameeval.games.tofukingdom.roles import CAMPS
+from pytest_gameeval.metrics.tournament import SeatedGame
 
 
 def test_pairings():
@@ -52,8 +55,8 @@ def _rec(winner: str, **details) -> GameRecord:
 def test_tofukingdom_analysis_points_matrices_and_ratings():
     sides_abc = {"prince": "A", "queen": "B", "spy": "C"}
     sides_bca = {"prince": "B", "queen": "C", "spy": "A"}
-    games = [T.Game(sides_abc, _rec("prince")), T.Game(sides_abc, _rec("prince")), T.Game(sides_abc, _rec("queen")),
-             T.Game(sides_bca, _rec("spy")), T.Game(sides_bca, _rec("prince"))]
+    games = [SeatedGame(sides_abc, _rec("prince")), SeatedGame(sides_abc, _rec("prince")), SeatedGame(sides_abc, _rec("queen")),
+             SeatedGame(sides_bca, _rec("spy")), SeatedGame(sides_bca, _rec("prince"))]
     r = T.analyze("tofukingdom", T.Collected(games), ["A", "B", "C"], n_resamples=20)
     assert r["games"] == 5
     assert {m: p["points"] for m, p in r["points"].items()} == {"A": 3, "B": 2, "C": 0}
@@ -81,8 +84,8 @@ def test_spyfall_analysis_matrices_average_over_word_pairs():
 
     ab = {"spy": "A", "villager": "B"}
     ba = {"spy": "B", "villager": "A"}
-    games = [T.Game(ab, rec("spy", "p1", 3)), T.Game(ab, rec("spy", "p1", 3)), T.Game(ab, rec("villagers", "p2", 1)),
-             T.Game(ba, rec("villagers", "p1", 0)), T.Game(ba, rec("villagers", "p2", 2))]
+    games = [SeatedGame(ab, rec("spy", "p1", 3)), SeatedGame(ab, rec("spy", "p1", 3)), SeatedGame(ab, rec("villagers", "p2", 1)),
+             SeatedGame(ba, rec("villagers", "p1", 0)), SeatedGame(ba, rec("villagers", "p2", 2))]
     r = T.analyze("spyfall", T.Collected(games), ["A", "B"], n_resamples=20)
     w = r["matrices"]["spy_win_rate"]
     # A as spy: pair p1 won 2/2, pair p2 0/1 -> average over the two pairs 0.5 (not 2/3 over games)
@@ -109,12 +112,12 @@ def test_tofukingdom_tournament_end_to_end_with_scripted_models(tmp_path: Path, 
     assert len({h.task for h in headers}) == 6
     for h in headers:
         matchup = h.metadata["gameeval_matchup"]
-        assert set(matchup) == set(T.TOFU_CAMPS)
-        assert h.task == "tofukingdom " + " vs ".join(f"{c}={matchup[c].split('/')[-1]}" for c in T.TOFU_CAMPS)
+        assert set(matchup) == set(CAMPS)
+        assert h.task == "tofukingdom " + " vs ".join(f"{c}={matchup[c].split('/')[-1]}" for c in CAMPS)
     collected = T.collect("tofukingdom", logs)
     assert all(log["status"] == "success" for log in collected.logs) and len(collected.games) == 6
-    assert sorted(tuple(g.sides[c] for c in T.TOFU_CAMPS) for g in collected.games) == sorted(
-        tuple(m.sides[c] for c in T.TOFU_CAMPS) for m in T.matchups("tofukingdom", models))
+    assert sorted(tuple(g.sides[c] for c in CAMPS) for g in collected.games) == sorted(
+        tuple(m.sides[c] for c in CAMPS) for m in T.matchups("tofukingdom", models))
     # the record's seats were really played by the models the log names for their camp
     for g in collected.games:
         for seat in g.record.seats:
@@ -209,9 +212,9 @@ def test_short_labels_are_unique_and_slash_free():
 
 
 def test_clip_keeps_intervals_in_range():
-    assert T._clip([-11.7, 13.7], 0.0, None) == [0.0, 13.7]
-    assert T._clip([-0.2, 1.3], 0.0, 1.0) == [0.0, 1.0]
-    assert T._clip([None, None], 0.0, 1.0) == [None, None]
+    assert clip([-11.7, 13.7], 0.0, None) == [0.0, 13.7]
+    assert clip([-0.2, 1.3], 0.0, 1.0) == [0.0, 1.0]
+    assert clip([None, None], 0.0, 1.0) == [None, None]
 
 
 def test_spyfall_cell_of_one_word_pair_has_an_interval_over_its_games():
@@ -222,7 +225,7 @@ def test_spyfall_cell_of_one_word_pair_has_an_interval_over_its_games():
         r.outcome["label"] = {"spy": "spy_win", "villagers": "villager_win"}[winner]
         return r
 
-    games = [T.Game({"spy": "A", "villager": "B"}, rec("villagers", 0)), T.Game({"spy": "A", "villager": "B"}, rec("villagers", 2))]
+    games = [SeatedGame({"spy": "A", "villager": "B"}, rec("villagers", 0)), SeatedGame({"spy": "A", "villager": "B"}, rec("villagers", 2))]
     r = T.analyze("spyfall", T.Collected(games), ["A", "B"], n_resamples=20)
     w, rounds = r["matrices"]["spy_win_rate"], r["matrices"]["spy_living_round"]
     low, high = w["ci"][0][1]

@@ -3,17 +3,18 @@ through inspect's eval_set (resumable: re-running with the same log dir complete
 missing), then read back from the logs into matrices, points and Bradley–Terry ratings,
 written as JSON and a heatmap PNG.
 
-`gameeval tournament spyfall --models A,B,C` / `gameeval tournament tofukingdom --models A,B,C`.
+`gameeval tournament spyfall --models A,B,C` / `gameeval tournament tofukingdom --models A,B,C`
+(the command: cli/tournament.py). Each game's pairings and analysis are its own
+(games/spyfall/tournament.py, games/tofukingdom/tournament.py); this runs them through inspect
+and draws the result.
 """
 
 from __future__ import annotations
 
-import argparse
-import itertools
 import json
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
+from types import ModuleType
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -21,12 +22,14 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.games.spyfall import tournament as spyfall_tournament
+from pytest_gameeval.games.tofukingdom import tournament as tofukingdom_tournament
 from pytest_gameeval.backends.local_weights import canonical_model_name
-from pytest_gameeval.metrics.ratings import bradley_terry, ranking_text
-from pytest_gameeval.metrics.stats import mean, rate
+from pytest_gameeval.metrics.ratings import ranking_text
+from pytest_gameeval.metrics.tournament import SeatedGame
 
-GAMES = ("spyfall", "tofukingdom")
-TOFU_CAMPS = ("prince", "queen", "spy")
+TOURNAMENTS: dict[str, ModuleType] = {"spyfall": spyfall_tournament, "tofukingdom": tofukingdom_tournament}
+GAMES = tuple(TOURNAMENTS)
 RECORD_KEY = "gameeval_record"  # as written by inspect_ext/solver.py
 
 
@@ -86,21 +89,10 @@ def parse_models(text: str | Sequence[str]) -> list[str]:
 
 
 def matchups(game: str, models: Sequence[str], self_play: bool = False) -> list[Matchup]:
-    """SpyFall: every ordered pair (M_a spy, M_b villagers). TofuKingdom: with three or more
-    models every ordered choice of three distinct models for (Prince, Queen, Spy) camps — the
-    six permutations for three models; with two models, the six assignments using both."""
-    if game == "spyfall":
-        pairs = itertools.product(models, repeat=2) if self_play else itertools.permutations(models, 2)
-        return [Matchup(game, (("spy", a), ("villager", b))) for a, b in pairs]
-    if game == "tofukingdom":
-        if len(models) >= 3:
-            triples = list(itertools.permutations(models, 3))
-        else:
-            triples = [t for t in itertools.product(models, repeat=3) if len(set(t)) == len(models)]
-        if self_play:
-            triples += [(m, m, m) for m in models]
-        return [Matchup(game, tuple(zip(TOFU_CAMPS, t))) for t in triples]
-    raise GameEvalError(f"no tournament for {game!r}; choose from {', '.join(GAMES)}")
+    """Every seating of the models the game's tournament plays (its `pairings`)."""
+    if game not in TOURNAMENTS:
+        raise GameEvalError(f"no tournament for {game!r}; choose from {', '.join(GAMES)}")
+    return [Matchup(game, seats) for seats in TOURNAMENTS[game].pairings(models, self_play)]
 
 
 def check_task_args(game: str, task_args: dict[str, Any]) -> None:
@@ -192,22 +184,16 @@ def harness_errors(logs: list[Any]) -> list[str]:
 
 # -- reading the logs back ----------------------------------------------------------------
 @dataclass
-class Game:
-    sides: dict[str, str]  # side -> model name as given on the command line
-    record: GameRecord
-
-
-@dataclass
 class Collected:
-    games: list[Game] = field(default_factory=list)
+    games: list[SeatedGame] = field(default_factory=list)
     logs: list[dict[str, Any]] = field(default_factory=list)
 
 
 def sides_of_log(game: str, eval_spec: Any) -> dict[str, str]:
     """side -> model for one log, from its evaluated model, -T evaluated and model roles."""
-    evaluated = (eval_spec.task_args or {}).get("evaluated") or ("spy" if game == "spyfall" else "prince")
+    all_sides = TOURNAMENTS[game].SIDES
+    evaluated = (eval_spec.task_args or {}).get("evaluated") or all_sides[0]
     roles = {k: v.model for k, v in (eval_spec.model_roles or {}).items()}
-    all_sides = ("spy", "villager") if game == "spyfall" else TOFU_CAMPS
     return {side: (eval_spec.model if side == evaluated else roles.get(side, eval_spec.model)) for side in all_sides}
 
 
@@ -227,124 +213,15 @@ def collect(game: str, log_dir: str | Path) -> Collected:
         sides = sides_of_log(game, log.eval)
         for sample in log.samples or []:
             if RECORD_KEY in (sample.metadata or {}):
-                out.games.append(Game(sides, GameRecord.from_dict(sample.metadata[RECORD_KEY])))
+                out.games.append(SeatedGame(sides, GameRecord.from_dict(sample.metadata[RECORD_KEY])))
     return out
 
 
 # -- analysis -------------------------------------------------------------------------------
-def _matrix(models: list[str], cell: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "rows": models, "cols": models,
-        "value": [[cell.get((a, b), {}).get("value") for b in models] for a in models],
-        "ci": [[cell.get((a, b), {}).get("ci") for b in models] for a in models],
-        "n": [[cell.get((a, b), {}).get("n", 0) for b in models] for a in models],
-    }
-
-
-def _points(models: list[str], won: dict[str, int], played: dict[str, int]) -> dict[str, Any]:
-    out = {}
-    for m in models:
-        r = rate(won[m], played[m])
-        ci = [None if x is None else x * played[m] for x in r["ci"]]
-        out[m] = {"points": won[m], "games": played[m], "rate": r, "points_ci": ci}
-    return out
-
-
-def _clip(ci: list[float | None], low: float, high: float | None) -> list[float | None]:
-    return [None if x is None else max(x, low) if high is None else min(max(x, low), high) for x in ci]
-
-
-def analyze_spyfall(games: list[Game], models: list[str], *, n_resamples: int, seed: int) -> dict[str, Any]:
-    from pytest_gameeval.games.spyfall.metrics import pair_metrics, spy_living_round
-
-    by_pair: dict[tuple[str, str], list[GameRecord]] = defaultdict(list)
-    won: dict[str, int] = defaultdict(int)
-    played: dict[str, int] = defaultdict(int)
-    comparisons = []
-    for g in games:
-        spy, villager = g.sides["spy"], g.sides["villager"]
-        by_pair[(spy, villager)].append(g.record)
-        spy_won = g.record.outcome["winner"] == "spy"
-        winner = spy if spy_won else villager
-        for m in {spy, villager}:
-            played[m] += 1
-        won[winner] += 1
-        if spy != villager:
-            comparisons.append([(winner, villager if spy_won else spy)])
-    win_cells, round_cells, per_pair = {}, {}, {}
-    for (a, b), records in by_pair.items():
-        pm = pair_metrics(records)
-        overall = rate(sum(r.outcome["winner"] == "spy" for r in records), len(records))
-        w_avg, l_avg = pm["w_avg"], pm["l_avg"]
-        if pm["pairs"] == 1:  # one word pair: its games are the only units, so the interval is over games
-            w_avg = {**overall, "method": "wilson over the games of the one word pair"}
-            l_avg = {**mean([float(spy_living_round(r)) for r in records]), "method": "t over the games of the one word pair"}
-        # t-intervals over few word pairs can leave the possible range: clip them to it
-        win_cells[(a, b)] = {**w_avg, "ci": _clip(w_avg["ci"], 0.0, 1.0), "n": len(records)}
-        round_cells[(a, b)] = {**l_avg, "ci": _clip(l_avg["ci"], 0.0, None), "n": len(records)}
-        per_pair[f"{a} (spy) vs {b} (villagers)"] = {
-            "spy": a, "villagers": b, "games": len(records), "word_pairs": pm["pairs"],
-            "spy_win_rate_avg_over_pairs": pm["w_avg"], "spy_living_round_avg_over_pairs": pm["l_avg"],
-            "spy_win_rate_all_games": overall,
-            "mean_spy_living_round_all_games": sum(spy_living_round(r) for r in records) / len(records),
-        }
-    return {
-        "matrices": {
-            "spy_win_rate": {"description": "row model plays the spy, column model every villager; average over word pairs",
-                             "rows_title": "spy played by", "cols_title": "villagers played by", **_matrix(models, win_cells)},
-            "spy_living_round": {"description": "rounds the spy survived; average over word pairs",
-                                 "rows_title": "spy played by", "cols_title": "villagers played by", **_matrix(models, round_cells)},
-        },
-        "matchups": per_pair,
-        "points": _points(models, won, played),
-        "bradley_terry": bradley_terry(comparisons, models, n_resamples=n_resamples, seed=seed),
-    }
-
-
-def analyze_tofukingdom(games: list[Game], models: list[str], *, n_resamples: int, seed: int) -> dict[str, Any]:
-    beat: dict[tuple[str, str], list[int]] = defaultdict(list)  # (a, b) -> 1 if a's camp won, per game
-    camp_results: dict[tuple[str, str], list[int]] = defaultdict(list)  # (model, camp) -> wins
-    won: dict[str, int] = defaultdict(int)
-    played: dict[str, int] = defaultdict(int)
-    comparisons = []
-    per_perm: dict[str, dict[str, int]] = defaultdict(lambda: {c: 0 for c in TOFU_CAMPS})
-    for g in games:
-        winner_camp = g.record.outcome["winner"]
-        winner = g.sides[winner_camp]
-        per_perm[" / ".join(f"{c}={g.sides[c]}" for c in TOFU_CAMPS)][winner_camp] += 1
-        for m in set(g.sides.values()):
-            played[m] += 1
-        won[winner] += 1
-        for camp, m in g.sides.items():
-            camp_results[(m, camp)].append(int(camp == winner_camp))
-        for a, b in itertools.permutations(set(g.sides.values()), 2):
-            beat[(a, b)].append(int(a == winner))
-        comparisons.append([(winner, loser) for loser in sorted(set(g.sides.values()) - {winner})])
-    pair_cells = {k: {**rate(sum(v), len(v)), "n": len(v)} for k, v in beat.items()}
-    camp_cells = {k: {**rate(sum(v), len(v)), "n": len(v)} for k, v in camp_results.items()}
-    camp_matrix = {
-        "rows": models, "cols": list(TOFU_CAMPS),
-        "value": [[camp_cells.get((m, c), {}).get("value") for c in TOFU_CAMPS] for m in models],
-        "ci": [[camp_cells.get((m, c), {}).get("ci") for c in TOFU_CAMPS] for m in models],
-        "n": [[camp_cells.get((m, c), {}).get("n", 0) for c in TOFU_CAMPS] for m in models],
-    }
-    return {
-        "matrices": {
-            "pairwise_win_rate": {"description": "share of games with both models seated that the row model's camp won (the column model's lost)",
-                                  "rows_title": "model whose camp won", "cols_title": "against the model whose camp lost", **_matrix(models, pair_cells)},
-            "camp_win_rate": {"description": "win rate of the row model when playing the column camp",
-                              "rows_title": "model", "cols_title": "camp it played", **camp_matrix},
-        },
-        "matchups": dict(per_perm),
-        "points": _points(models, won, played),
-        "bradley_terry": bradley_terry(comparisons, models, n_resamples=n_resamples, seed=seed),
-    }
-
-
 def analyze(game: str, collected: Collected, models: list[str], *, n_resamples: int = 200, seed: int = 0) -> dict[str, Any]:
     wanted = set(models)
     games = [g for g in collected.games if set(g.sides.values()) <= wanted]
-    analysis = (analyze_spyfall if game == "spyfall" else analyze_tofukingdom)(games, models, n_resamples=n_resamples, seed=seed)
+    analysis = TOURNAMENTS[game].analyze(games, models, n_resamples=n_resamples, seed=seed)
     return {
         "schema": 1, "game": game, "models": models, "games": len(games),
         "logs": collected.logs, **analysis,
@@ -420,53 +297,3 @@ def ranking_line(bt: dict[str, Any]) -> str:
     if len(groups) == 1:
         return f"ranking: all tied ({ranking_text(groups)}): the {confidence} Bradley–Terry intervals overlap"
     return f"ranking: {ranking_text(groups)} ('=': {confidence} Bradley–Terry intervals overlap)"
-
-
-# -- the command ------------------------------------------------------------------------------
-def _task_args(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for p in pairs:
-        if "=" not in p:
-            raise GameEvalError(f"task argument {p!r} must look like key=value")
-        k, v = p.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval tournament", description="Run every model pairing of a game through inspect, then rate the models.")
-    parser.add_argument("game", choices=GAMES, help="the game to play: " + " or ".join(GAMES))
-    parser.add_argument("--models", required=True, help="comma-separated inspect models, e.g. openai/gpt-4o-mini,gameeval/local")
-    parser.add_argument("--log-dir", default=None, help="eval-set log dir (resumable; default logs/tournament-GAME)")
-    parser.add_argument("--out", default=None, help="directory for tournament-GAME.json/.png (default: the log dir)")
-    parser.add_argument("-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every matchup")
-    parser.add_argument("--limit", type=int, default=None, help="samples per matchup")
-    parser.add_argument("--epochs", type=int, default=None, help="times each sample is played per matchup (inspect's --epochs; default 1)")
-    parser.add_argument("--self-play", action="store_true", help="also play each model against itself")
-    parser.add_argument("--max-tasks", type=int, default=None, help="matchups run at once (inspect's --max-tasks)")
-    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the rating CIs")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
-    parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
-    parser.add_argument("--analyze-only", action="store_true", help="do not run; only read the logs already in the log dir")
-    args = parser.parse_args(argv)
-    models = parse_models(args.models)
-    task_args = _task_args(args.task_args)
-    check_task_args(args.game, task_args)
-    log_dir = Path(args.log_dir or f"logs/tournament-{args.game}")
-    out_dir = Path(args.out) if args.out else log_dir
-    if not args.analyze_only:
-        ok, _ = run(args.game, models, log_dir, task_args=task_args, limit=args.limit, epochs=args.epochs,
-                    self_play=args.self_play, max_tasks=args.max_tasks, display=args.display)
-        if not ok:
-            raise GameEvalError(f"some matchups did not complete; re-run the same command to resume (logs in {log_dir})")
-    result = analyze(args.game, collect(args.game, log_dir), models, n_resamples=args.bootstrap, seed=args.seed)
-    if result["games"] == 0:
-        raise GameEvalError(f"no completed {args.game} games for these models in {log_dir}")
-    json_path, png_path = out_dir / f"tournament-{args.game}.json", out_dir / f"tournament-{args.game}.png"
-    write_json(result, json_path)
-    write_heatmap(result, png_path)
-    points = ", ".join(f"{m}: {p['points']}/{p['games']}" for m, p in result["points"].items())
-    print(f"{args.game}: {result['games']} games; points {points}")
-    print(ranking_line(result["bradley_terry"]))
-    print(f"wrote {json_path} and {png_path}")
-    return 0

@@ -17,12 +17,12 @@ COMMANDS = {
     "rank-correlate": (lambda argv: __import__("pytest_gameeval.metrics.rank_correlation", fromlist=["main"]).main(argv), "Kendall's tau and RBO between our model ranking and an external leaderboard"),
     "play": (lambda argv: __import__("pytest_gameeval.cli.human_play", fromlist=["main"]).main(argv), "play the user seat of akinator, taboo or bluffing yourself against --model"),
     "arena": (lambda argv: __import__("pytest_gameeval.arena.cli", fromlist=["main"]).main(argv), "serve akinator/taboo/bluffing to people in a browser against --model, every move stored in --db; arena export: inspect log + report"),
-    "tournament": (lambda argv: __import__("pytest_gameeval.analysis.tournament", fromlist=["main"]).main(argv), "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)"),
+    "tournament": (lambda argv: __import__("pytest_gameeval.cli.tournament", fromlist=["main"]).main(argv), "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)"),
     "leaderboard": (lambda argv: __import__("pytest_gameeval.analysis.leaderboard", fromlist=["main"]).main(argv), "leaderboard LOGS_OR_REPORTS...: models x games, headlines with intervals, a cross-game rating (static HTML + markdown)"),
-    "age-topics": (lambda argv: __import__("pytest_gameeval.analysis.age_topics", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
+    "age-topics": (lambda argv: __import__("pytest_gameeval.cli.age_topics", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
     "validity": (lambda argv: __import__("pytest_gameeval.analysis.validity", fromlist=["main"]).main(argv), "does each game separate a strong from a weak scripted player, within how many games (JSON)"),
     "merge-logs": (lambda argv: __import__("pytest_gameeval.inspect_ext.merge_logs", fromlist=["main"]).main(argv), "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)"),
-    "bias-report": (lambda argv: __import__("pytest_gameeval.analysis.bias_report", fromlist=["main"]).main(argv), "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)"),
+    "bias-report": (lambda argv: __import__("pytest_gameeval.cli.bias_report", fromlist=["main"]).main(argv), "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)"),
 }
 
 
