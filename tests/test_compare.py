@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from pytest_gameeval.analysis.compare import main
+from pytest_gameeval.cli.compare import main
 from pytest_gameeval.analysis.verdict import BETTER, SAME, UNDECIDED, WORSE
 
 ORACLE, RANDOM = "gameeval/scripted/oracle", "gameeval/scripted/random"

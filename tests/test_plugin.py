@@ -201,7 +201,7 @@ def test_the_gate_run_both_ways_is_never_worse_both_ways(pytester, baseline):
 
 
 def test_a_game_with_no_played_game_fails_the_gate_and_the_diff_with_the_reason(pytester, baseline):
-    from pytest_gameeval.analysis.report import main as report_main
+    from pytest_gameeval.cli.report import main as report_main
 
     pytester.makeconftest(BROKEN_PROVIDER)
     result = run(pytester, "--gameeval-model", "brokenharness/x", "--gameeval-limit", "4", "--gameeval-baseline", str(baseline))

@@ -17,9 +17,10 @@ from pytest_gameeval.analysis.verdict import (
 )
 from pytest_gameeval.pytest_plugin.settings import GateConfig, shard_map
 from pytest_gameeval.analysis.report import (
-    SCHEMA, SCHEMA_VERSION, diff_reports, incomparable, main, read_report, redact_args, render_markdown,
+    SCHEMA, SCHEMA_VERSION, diff_reports, incomparable, read_report, redact_args, render_markdown,
     write_json_atomic,
 )
+from pytest_gameeval.cli.report import main
 
 
 def cases(wins: list[float], rounds: list[float] | None = None, *, game: str = "g", seed0: int = 0) -> list[dict]:

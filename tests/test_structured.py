@@ -17,7 +17,8 @@ from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.players.model import ModelPlayer, response_schema
 from pytest_gameeval.players.scripted import ReplayPlayer
-from pytest_gameeval.analysis.report import incomparable, main, write_json_atomic
+from pytest_gameeval.analysis.report import incomparable, write_json_atomic
+from pytest_gameeval.cli.report import main
 
 VOTE = ReplyFormat("vote", (Field("thought", "<your private reasoning>", 80), Field("name", "<the player>", enum=("Player 2", "Player 3"))))
 

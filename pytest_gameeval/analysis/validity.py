@@ -15,11 +15,8 @@ chance of declaring a separation that is not there is at most alpha over the who
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import math
-import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +25,7 @@ from scipy import stats as scipy_stats
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.rng import derive_seed
-from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.metrics.cluster import clustered_mean
 from pytest_gameeval.metrics.stats import mean, rate
 from pytest_gameeval.engine.play import play_case
@@ -202,23 +199,3 @@ def run(games: list[str], **kwargs: Any) -> dict[str, Any]:
         "all_separated": all(r["separated"] for r in results),
         "results": results,
     }
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval validity",
-                                     description="strong vs weak scripted players per game; JSON on stdout")
-    parser.add_argument("games", nargs="*", help=f"games (default: all of {', '.join(CONTRASTS)})")
-    parser.add_argument("--max-games", type=int, default=MAX_GAMES, help="games per game type, both arms together")
-    parser.add_argument("--look-every", type=int, default=LOOK_EVERY, help="games per arm between looks")
-    parser.add_argument("--alpha", type=float, default=ALPHA, help="overall significance level")
-    parser.add_argument("--seed", type=int, default=0, help="base seed of the games (default 0)")
-    args = parser.parse_args(argv)
-    if not 0 < args.alpha < 1:
-        raise GameEvalError("validity: --alpha must be between 0 and 1")
-    missing = sorted(set(CONTRASTS) ^ set(GAMES))
-    if missing and not args.games:
-        print(f"gameeval validity: note: no contrast for {', '.join(missing)}", file=sys.stderr)
-    result = run(args.games or list(CONTRASTS), max_games=args.max_games, look_every=args.look_every,
-                 alpha=args.alpha, seed=args.seed)
-    print(json.dumps(result, indent=2))
-    return 0 if result["all_separated"] else 1

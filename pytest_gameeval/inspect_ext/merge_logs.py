@@ -11,9 +11,6 @@ failed. Read the joined log with `inspect view`, `inspect log dump` or `read_eva
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 from pytest_gameeval.engine.errors import GameEvalError
 
 # What must be equal for logs to be parts of one evaluation.
@@ -86,23 +83,3 @@ def merge_logs(paths: list[str]):
         merged.eval.model_roles = roles
     scored.eval.model_roles = roles
     return scored
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval merge-logs", description=__doc__.splitlines()[0])
-    parser.add_argument("output", help="the joined log to write (.eval or .json)")
-    parser.add_argument("logs", nargs="+", help="the logs of the parts")
-    args = parser.parse_args(argv)
-    from inspect_ai.log import write_eval_log
-
-    if Path(args.output).exists():
-        raise GameEvalError(f"{args.output} exists; give a new file name")
-    if Path(args.output).suffix not in (".eval", ".json"):
-        raise GameEvalError(f"{args.output}: the output must end in .eval or .json")
-    merged = merge_logs(args.logs)
-    output = Path(args.output)
-    partial = output.with_name(f".{output.stem}.partial{output.suffix}")
-    write_eval_log(merged, str(partial))
-    partial.replace(output)  # nothing half-written under the name asked for
-    print(f"{args.output}: {len(merged.samples or [])} samples from {len(args.logs)} logs, status {merged.status}")
-    return 0

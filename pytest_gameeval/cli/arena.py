@@ -1,6 +1,6 @@
 """`gameeval arena --model M [--model M2 ...] [--db URL] [--host 127.0.0.1] [--port 8000]` serves the
 arena; `gameeval arena export --db URL OUT.eval [--report OUT.json]` writes the finished sessions
-as an inspect log and a report (export.py)."""
+as an inspect log and a report (cli/arena_export.py; the arena itself: arena/)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,7 @@ import ipaddress
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.arena.store import DEFAULT_DB
-
-
-def _key_values(pairs: list[str], flag: str) -> dict[str, str]:
-    from pytest_gameeval.cli.human_play import _key_values as parse
-
-    return parse(pairs, flag)
+from pytest_gameeval.cli.human_play import _key_values
 
 
 def _loopback(host: str) -> bool:
@@ -72,7 +67,7 @@ def serve_main(argv: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["export"]:
-        from pytest_gameeval.arena.export import main as export_main
+        from pytest_gameeval.cli.arena_export import main as export_main
 
         return export_main(argv[1:])
     return serve_main(argv)

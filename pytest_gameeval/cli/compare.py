@@ -1,0 +1,87 @@
+"""`gameeval compare A B`: two models on the same cases, seeds and opponents, one verdict per game
+(analysis/compare.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Sequence
+
+from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_logs, play, write_plot
+from pytest_gameeval.analysis.report import clean
+from pytest_gameeval.analysis.verdict import FAILING
+from pytest_gameeval.analysis.verdict_table import markdown
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.games.registry import GAMES, get_spec
+
+
+def _pairs(values: Sequence[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in values:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise GameEvalError(f"{what} {item!r} must look like key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gameeval compare",
+        description="Play two models on the same cases, seeds and opponents (concurrently, through inspect), then give "
+                    "one verdict per game: the paired difference of its headline with interval and p, the outcome "
+                    "breakdowns, better/worse/same/undecided. Writes compare.json, compare.md and compare.png.")
+    parser.add_argument("a", metavar="A", help="the reference model (inspect name, e.g. gameeval/local)")
+    parser.add_argument("b", metavar="B", help="the model compared with it (e.g. gameeval/local/gemma-3-270m)")
+    parser.add_argument("--games", default="askguess", help="comma-separated games (default askguess; 'all' for every game)")
+    parser.add_argument("--limit", type=int, default=None, help="cases per game (inspect's --limit)")
+    parser.add_argument("--epochs", type=int, default=None, help="times each case is played (inspect's --epochs)")
+    parser.add_argument("-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every game (e.g. max_rounds=5, seed=1)")
+    parser.add_argument("--role", action="append", default=[], metavar="ROLE=MODEL",
+                        help="bind an opponent role to a model for both A and B (default: each game's declared opponents)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
+    parser.add_argument("--tolerance", type=float, default=0.1, help="a difference within ±this is 'same' (default 0.1)")
+    parser.add_argument("--metric", action="append", default=[], metavar="GAME.METRIC=higher|lower[:TOL]",
+                        help="also test this metric beside the headline (repeatable)")
+    parser.add_argument("--out", default="compare", help="directory for compare.json/.md/.png and the logs (default ./compare)")
+    parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
+    parser.add_argument("--analyze-only", action="store_true", help="do not play; read the logs already in OUT/logs")
+    args = parser.parse_args(argv)
+
+    from pytest_gameeval.backends.local_weights import canonical_model_name
+    from pytest_gameeval.pytest_plugin.settings import gate_metric_option
+
+    games = list(GAMES) if args.games.strip() == "all" else [g.strip() for g in args.games.split(",") if g.strip()]
+    for game in games:
+        get_spec(game)  # an unknown game: one line naming the known ones
+    if not 0 < args.alpha < 1:
+        raise GameEvalError("--alpha must be between 0 and 1")
+    if args.tolerance < 0:
+        raise GameEvalError("--tolerance must not be negative")
+    # a local GGUF by its identity (gameeval/local/<file>@<sha>), so two GGUFs are told apart on every line
+    a, b = canonical_model_name(args.a.strip()), canonical_model_name(args.b.strip())
+    names = {"A": a, "B": b}
+    out = Path(args.out)
+    log_dir = out / "logs"
+    metrics = gate_metric_option(args.metric)
+    task_args = _pairs(args.task_args, "task argument")
+    roles = _pairs(args.role, "--role")
+    if not args.analyze_only:
+        tasks = build_tasks(games, names, task_args, roles)
+        play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display)
+    cases, played_by = cases_from_logs(log_dir)
+    result = analyze(games, cases, names, alpha=args.alpha, tolerance=args.tolerance, metrics=metrics)
+    result["logs"] = str(log_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(json.dumps(clean(result), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    text = markdown(result["games"], a, b, sides=("A", "B"), note=(
+        f"A = `{a}`, B = `{b}`; change = B − A. Paired where both played the same cases with the same seeds "
+        f"(exact McNemar for 0/1 values, paired t otherwise), alpha={args.alpha} two-sided, tolerance=±{args.tolerance}."))
+    (out / "compare.md").write_text(text + "\n", encoding="utf-8")
+    write_plot(result, out / "compare.png")
+    print(text)
+    verdicts = ", ".join(f"{g}: {r['result']}" for g, r in result["games"].items())
+    print(f"\n{b} vs {a}: {verdicts}")
+    print(f"wrote {out / 'compare.json'}, {out / 'compare.md'} and {out / 'compare.png'}")
+    return 1 if any(r["result"] in FAILING and r["result"] != "worse" for r in result["games"].values()) else 0

@@ -1,0 +1,50 @@
+"""`gameeval report diff OLD NEW`: one verdict per game between two reports (analysis/report.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from pytest_gameeval.analysis.report import clean, diff_reports, read_report, render_markdown
+from pytest_gameeval.engine.errors import GameEvalError
+
+
+def main(argv: list[str]) -> int:
+    """`gameeval report diff OLD NEW [--format markdown|json] [--alpha A] [--tolerance T] [--metric G.M=higher]`.
+
+    Exit 0: no game worse; 1: a game is worse, has too few games, or is missing on one side
+    (`--allow-missing` accepts a missing game); 2: bad input (unreadable or incomparable reports),
+    as one line on stderr (raised as GameEvalError)."""
+    from pytest_gameeval.pytest_plugin.settings import gate_metric_option
+
+    parser = argparse.ArgumentParser(prog="gameeval report", description="compare pytest-gameeval reports")
+    sub = parser.add_subparsers(dest="action", required=True)
+    diff = sub.add_parser("diff", help="one verdict per game (its headline, paired where possible), with intervals and tests")
+    diff.add_argument("old", help="the earlier report (e.g. the last release's)")
+    diff.add_argument("new", help="the report to compare with it")
+    diff.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                      help="markdown: a table for people and CI logs (default); json: the same numbers for scripts")
+    diff.add_argument("--alpha", type=float, default=0.05, help="significance level (two-sided); default 0.05")
+    diff.add_argument("--tolerance", type=float, default=0.1,
+                      help="a change within +-this is 'same', beyond it 'better'/'worse' (metric units); default 0.1")
+    diff.add_argument("--metric", action="append", default=[], metavar="GAME.METRIC=higher|lower[:TOL]",
+                      help="also test this metric beside the game's headline (GAME.METRIC=ignore drops one); repeatable")
+    diff.add_argument("--allow-missing", action="store_true",
+                      help="exit 0 although a game is missing from one report or has no played game there")
+    diff.add_argument("--allow-structured-mismatch", action="store_true",
+                      help="compare runs although one used structured decoding and the other did not")
+    args = parser.parse_args(argv)
+    if not 0 < args.alpha < 1:
+        raise GameEvalError("--alpha must be between 0 and 1")
+    if args.tolerance < 0:
+        raise GameEvalError("--tolerance must not be negative")
+    result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance,
+                          metrics=gate_metric_option(args.metric),
+                          allow_structured_mismatch=args.allow_structured_mismatch)
+    if args.format == "json":
+        json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_markdown(result) + "\n")
+    return 1 if result["failing"] or (result["missing"] and not args.allow_missing) else 0
