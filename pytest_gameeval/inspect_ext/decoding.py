@@ -12,11 +12,11 @@ from __future__ import annotations
 from inspect_ai.model import GenerateConfig, Model
 
 from pytest_gameeval.engine.replies import STRUCTURED_CHOICES
-from pytest_gameeval.inspect_ext.local_weights import LOCAL_PREFIX
 from pytest_gameeval.players.model import ModelPlayer
 
-# model-name prefixes whose models decode with the reply schema under structured=auto
-SCHEMA_BY_DEFAULT = (LOCAL_PREFIX,)
+# model-name prefixes whose models decode with the reply schema under structured=auto: the embedded
+# model (backends/local_weights.LOCAL_PREFIX; named here, since backends/ builds on inspect_ext/)
+SCHEMA_BY_DEFAULT = ("gameeval/local",)
 
 
 def resolve_structured(choice: str, model_name: str) -> bool:
