@@ -1,0 +1,131 @@
+"""Collection: one pytest item per game case (`gameeval::askguess[hard-apple-t0]`, marker
+`gameeval`); the first item of a shard plays the whole shard, each item reports its own case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.pytest_plugin.options import option_value
+from pytest_gameeval.pytest_plugin.settings import shard_map
+from pytest_gameeval.pytest_plugin.state import NO_MODEL_REASON, STATE, GameEvalState
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """--gameeval-only: no test files at all, only the game cases."""
+    if option_value(config, "gameeval_only") and collection_path != config.rootpath:
+        return True
+    return None
+
+
+class GameEvalCollector(pytest.Collector):
+    """The parent of every game case (node id "gameeval")."""
+
+    def collect(self) -> list[Any]:
+        return []
+
+
+class GameCaseError(Exception):
+    """A harness error while playing a case (the traceback is the message)."""
+
+
+class GameCaseItem(pytest.Item):
+    def __init__(self, *, case: Any = None, placeholder: str | None = None, broken: str | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.case = case
+        self.placeholder = placeholder
+        self.broken = broken  # why this game's cases could not be made (e.g. its data file)
+
+    def runtest(self) -> None:
+        state = self.config.stash[STATE]
+        if self.broken is not None:
+            raise GameEvalError(self.broken)
+        if self.case is None:
+            pytest.skip(self.placeholder or NO_MODEL_REASON)
+        result = state_result(state, self)
+        state.ran[self.case.name] = result
+        self.user_properties.append(("gameeval_status", result.status))
+        if result.record is not None:
+            record = result.record
+            self.user_properties.append(("gameeval_outcome", record.label))
+            if record.outcome.get("winner") is not None:
+                self.user_properties.append(("gameeval_winner", str(record.outcome["winner"])))
+            for kind, n in record.failure_totals().items():
+                self.user_properties.append((f"gameeval_{kind}", n))
+            self.user_properties.append(("gameeval_seed", record.seed))
+            for key, value in (result.scores or {}).items():  # the game's metrics, as --junitxml properties
+                self.user_properties.append((f"gameeval_score_{key}", value))
+        if result.status == "error":
+            raise GameCaseError(result.error)
+        if result.status == "not played":
+            pytest.skip(result.reason or "not played")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, GameCaseError):
+            return f"harness error while playing {self.name}:\n{excinfo.value}"
+        if isinstance(excinfo.value, GameEvalError):
+            return f"gameeval: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, 0, self.name
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
+    added: list[pytest.Item] = []
+    _add_items(state, parent, added)
+    items.extend(added)
+    # tell the terminal (and xdist) about them as if a collector had found them
+    config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
+
+
+def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pytest.Item]) -> None:
+    if not state.settings.model:
+        # Without a model nothing is played, so nothing is loaded: one skipped item per game
+        # (listing every case would load every dataset and print hundreds of skips in every
+        # run of the user's suite).
+        names = [g for g in (state.settings.games or GAMES) if g in GAMES]
+        for name in names:
+            item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", placeholder=NO_MODEL_REASON)
+            item.add_marker(pytest.mark.gameeval)
+            item.add_marker(pytest.mark.skip(reason=NO_MODEL_REASON))
+            items.append(item)
+        return
+    for name, reason in state.broken.items():
+        item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", broken=reason)
+        item.add_marker(pytest.mark.gameeval)
+        items.append(item)
+    for name, plan in state.plans.items():
+        for case in plan.cases:
+            item = GameCaseItem.from_parent(parent, name=case.name, case=case)
+            item.add_marker(pytest.mark.gameeval)
+            items.append(item)
+
+
+def state_result(state: GameEvalState, item: GameCaseItem) -> Any:
+    """This item's case result, playing its whole shard first if needed."""
+    case = item.case
+    assert case is not None
+    if case.name not in state.runner.results:
+        session_items = [i for i in item.session.items if isinstance(i, GameCaseItem) and i.case is not None]
+        if state.shards is None:
+            state.shards = shard_map([i.nodeid for i in session_items], state.settings.cases_per_shard, state.gated_games())
+        key = state.shards.get(item.nodeid)
+        shard = [i.case for i in session_items if state.shards.get(i.nodeid) == key]
+        gate = None
+        if case.game in state.gated_games():
+            from pytest_gameeval.pytest_plugin.runner import make_gate
+
+            gate = make_gate(state.plans[case.game].spec, state.settings, len(shard))
+            state.runner.gates[case.game] = gate
+        state.runner.play_shard(shard, gate)  # type: ignore[arg-type]
+    return state.runner.results[case.name]

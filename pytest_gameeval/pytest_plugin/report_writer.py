@@ -1,0 +1,257 @@
+"""The session's end: xdist workers hand their cases over, the owning process (xdist controller,
+or the single process) merges them, writes the report and records atomically, applies the gate and
+prints the terminal summary."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.pytest_plugin.items import GameCaseItem
+from pytest_gameeval.pytest_plugin.options import option_value
+from pytest_gameeval.pytest_plugin.settings import Settings
+from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
+
+def _local_payload(state: GameEvalState) -> dict[str, Any]:
+    results = sorted(state.ran.values(), key=lambda r: (r.case.game, r.case.index))
+    return {
+        "cases": [r.entry() for r in results],
+        "records": [r.record.to_dict() for r in results if r.record is not None],
+        "gates": {g: gate.to_dict() for g, gate in state.runner.gates.items()},
+    }
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is None or not state.settings.model:
+        return
+    if state.is_worker:
+        session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
+        return
+    payloads = state.merged if state.is_controller else [_local_payload(state)]
+    if not any(p["cases"] for p in payloads) and not _broken_and_selected(state, session):
+        return  # no game case ran (deselected or skipped): nothing to report
+    try:
+        write_session_report(state, payloads)
+    except GameEvalError as e:
+        session.config.get_terminal_writer().line(f"gameeval: error: {e}", red=True)
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+        return
+    if state.gate_summary and state.gate_summary["verdict"] == "fail" and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _broken_and_selected(state: GameEvalState, session: pytest.Session) -> list[str]:
+    """Games whose data could not be read and whose item was selected (it failed with the reason)."""
+    selected = {i.name.split("[")[0] for i in session.items if isinstance(i, GameCaseItem) and i.broken is not None}
+    if state.is_controller:  # the controller runs no item; its collection is the same
+        selected = set(state.broken)
+    return sorted(g for g in state.broken if g in selected)
+
+
+def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
+    """A game whose cases could not be made (its data): in the report, with no games and the reason."""
+    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys
+
+    spec = get_spec(name)
+    rate_keys, mean_keys = score_keys(spec)
+    return {"title": spec.title, "options": {}, "dataset": {}, "cases_selected": 0, "cases_reported": 0, "cases_played": 0,
+            "cases_error": 0, "metrics": {}, "rate_keys": rate_keys, "mean_keys": mean_keys,
+            "directions": directions_of(spec, settings), "usage": {}, "failures": {}, "notes": [], "structured": None,
+            "data_error": reason}
+
+
+def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
+    from pytest_gameeval import __version__
+    from pytest_gameeval.engine.record import GameRecord
+    from pytest_gameeval.pytest_plugin.journal import clear_journal
+    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys
+    from pytest_gameeval.analysis.report import (
+        SCHEMA, SCHEMA_VERSION, git_info, incomparable, redact_args, redact_mapping, write_json_atomic, write_jsonl_atomic,
+    )
+
+    settings = state.settings
+    cases: dict[str, dict[str, Any]] = {}
+    records: dict[str, dict[str, Any]] = {}
+    gates: dict[str, dict[str, Any]] = {}
+    for p in payloads:
+        for c in p["cases"]:
+            cases.setdefault(c["id"], c)
+        for r in p["records"]:
+            records.setdefault(f"{r['game']}[{r['instance_id']}]#{r['epoch']}", r)
+        for g, v in p["gates"].items():
+            if g not in gates or v["games_used"] > gates[g]["games_used"]:
+                gates[g] = v
+    ordered = sorted(cases.values(), key=lambda c: (c["game"], c["index"]))
+    games: dict[str, Any] = {}
+    for name in sorted({c["game"] for c in ordered}):
+        plan = state.plans[name]
+        spec = plan.spec
+        game_cases = [c for c in ordered if c["game"] == name]
+        game_records = [GameRecord.from_dict(records[k]) for k in records if records[k]["game"] == name]
+        game_records.sort(key=lambda r: (r.instance_id, r.epoch))
+        rate_keys, mean_keys = score_keys(spec)
+        usage: dict[str, dict[str, Any]] = {}
+        for c in game_cases:
+            for seat, u in (c.get("usage") or {}).items():
+                agg = usage.setdefault(seat, {"role": c["seats"][seat]["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0})
+                if c["seats"][seat]["model"] not in agg["models"]:
+                    agg["models"].append(c["seats"][seat]["model"])
+                for k in ("input_tokens", "output_tokens", "calls"):
+                    agg[k] += u.get(k, 0)
+        failures: dict[str, int] = {}
+        for c in game_cases:
+            for per_seat in (c.get("failures") or {}).values():
+                for kind, n in per_seat.items():
+                    failures[kind] = failures.get(kind, 0) + n
+        notes = sorted({n for r in game_records for n in r.notes})
+        decodings = {r.structured for r in game_records}
+        opponents: dict[str, set[str]] = {}  # who played each model role but the evaluated one
+        for r in game_records:
+            for role, who in r.opponents().items():
+                opponents.setdefault(role, set()).add(who)
+        games[name] = {
+            "title": spec.title,
+            "options": plan.options,
+            "dataset": plan.dataset,
+            "cases_selected": len(plan.cases),
+            "cases_reported": len(game_cases),
+            "cases_played": sum(c["status"] == "played" for c in game_cases),
+            "cases_error": sum(c["status"] == "error" for c in game_cases),
+            "metrics": spec.summarize(game_records) if game_records else {},
+            "headline": spec.headline,  # what the gate, report diff and gameeval compare test
+            "rate_keys": rate_keys,
+            "mean_keys": mean_keys,
+            "directions": directions_of(spec, settings),
+            "usage": usage,
+            "failures": failures,
+            "notes": notes,
+            # structured decoding as actually used by the game's seats: "on", "off" or "mixed"
+            "structured": decodings.pop() if len(decodings) == 1 else ("mixed" if decodings else None),
+            # model role -> who played it ("self": the evaluated model); runs with other opponents do not compare
+            "opponents": {role: ",".join(sorted(who)) for role, who in sorted(opponents.items())},
+        }
+    for name in sorted(state.broken):
+        if name not in games:
+            games[name] = _errored_game(name, state.broken[name], settings)
+    data_errors = sorted(g for g in games if games[g].get("data_error"))
+    gate_summary = None
+    if state.baseline is not None:
+        from pytest_gameeval.analysis.gate import missing_game
+
+        missing = sorted(g for g in games if g not in state.baseline["games"])
+        # a baseline game this run selected but never reached the gate with (its items failed
+        # before play, or none was played): "missing", which fails, never "passed"
+        for name in sorted(set(state.plans) & set(state.baseline["games"]) - set(gates) - set(data_errors)):
+            if name in state.gated_games():
+                played = [c for c in ordered if c["game"] == name and c["status"] == "played"]
+                if not played:
+                    errors = sum(c["status"] == "error" for c in ordered if c["game"] == name)
+                    gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate,
+                                               f"no game of it was played ({errors} harness errors)")
+        missing = [g for g in missing if g not in data_errors]
+        # who played the other seats is known only from the records: a gate against other opponents is no gate
+        compared = [g for g in games if g not in missing and g not in data_errors and g in state.baseline["games"]]
+        opponents_differ = [r for r in incomparable(state.baseline, {"games": games}, games=compared) if "different opponents" in r]
+        failing = (any(g["verdict"] == "fail" for g in gates.values()) or (missing and not settings.gate.allow_missing)
+                   or bool(data_errors) or bool(opponents_differ))
+        gate_summary = {
+            "baseline": str(state.baseline_path),
+            "baseline_models": state.baseline.get("models"),
+            "verdict": "fail" if failing else "pass",
+            "missing_from_baseline": missing,
+            "opponents_differ": opponents_differ,
+            "allow_missing": settings.gate.allow_missing,
+            "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
+            "looks": settings.gate.looks,
+            "games": gates,
+            "not_gated": sorted(g for g in games if g not in gates and g not in missing and g not in data_errors),
+            "data_errors": data_errors,
+        }
+    report_path = report_path_of(state)
+    report = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "package": {"name": "pytest-gameeval", "version": __version__},
+        "git": git_info(state.config.rootpath),
+        "models": {"evaluated": settings.model, "roles": settings.roles, "model_args": redact_mapping(settings.model_args)},
+        "settings": {"games": sorted(games), "trials": settings.trials, "limit": settings.limit, "seed": settings.seed,
+                     "options": [f"{k}={v}" for k, v in settings.option_overrides], "concurrency": settings.concurrency,
+                     "cache": settings.cache},
+        "run": {"pytest_args": redact_args(state.config.invocation_params.args),
+                "workers": len(state.merged) if state.is_controller else 0,
+                "seconds": round(time.time() - state.started, 2),
+                "resumed": bool(option_value(state.config, "gameeval_resume")),
+                "reused_from_journal": sum(str(c.get("reason", "")).startswith("resumed") for c in ordered),
+                "python": sys.version.split()[0], "records": report_path.with_suffix(".records.jsonl").name},
+        "games": games,
+        "cases": ordered,
+        "gate": gate_summary,
+    }
+    write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
+    write_json_atomic(report_path, report)
+    clear_journal(report_path)  # the report now holds every game
+    state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
+    _write_markdown_summary(state)
+
+
+def _write_markdown_summary(state: GameEvalState) -> None:
+    """--gameeval-summary-md FILE, and $GITHUB_STEP_SUMMARY (appended) when set."""
+    from pytest_gameeval.pytest_plugin.summary import markdown_summary
+
+    target = str(option_value(state.config, "gameeval_summary_md") or "")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "")
+    if not (target or step_summary):
+        return
+    assert state.report is not None and state.report_path is not None
+    headlines = {name: get_spec(name).headline for name in state.report["games"] if name in GAMES}
+    text = "\n".join(markdown_summary(state.report, state.report_path, headlines)) + "\n"
+    from pytest_gameeval.analysis.report import _write_atomic
+
+    path = Path(target) if target else None
+    if path is not None and not path.is_absolute():
+        path = state.config.invocation_params.dir / path
+    try:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(path, lambda f: f.write(text))
+        if step_summary:
+            with open(step_summary, "a", encoding="utf-8") as f:
+                f.write(text)
+    except OSError as e:
+        raise GameEvalError(f"markdown summary {e.filename or path}: cannot write ({e.strerror or e})") from None
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None or state.report is None:
+        return
+    from pytest_gameeval.pytest_plugin import summary  # scipy: only once a report exists
+
+    tr = terminalreporter
+    tr.section("gameeval")
+    for name, game in state.report["games"].items():
+        cases = [c for c in state.report["cases"] if c["game"] == name]
+        for line in summary.game_lines(name, game, cases, get_spec(name).headline if name in GAMES else None):
+            tr.write_line(line)
+    tr.write_line(f"report: {state.report_path}")
+    resume_line = summary.resume_line(state.report)
+    if resume_line:
+        tr.write_line(resume_line)
+    gate = state.gate_summary
+    if gate is None:
+        return
+    from pytest_gameeval.analysis.verdict_table import gate_lines
+
+    tr.write_line("")
+    for text, markup in gate_lines(gate, state.report["models"]["evaluated"]):
+        tr.write_line(text, **markup)

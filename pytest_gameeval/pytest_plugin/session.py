@@ -1,0 +1,169 @@
+"""The session's start and end: settings and every input checked at configure time, the journal,
+progress lines for CI logs, and the runner closed at the end."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
+from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.pytest_plugin.options import option_value, rootdir_moved, settings_from_config
+from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
+from pytest_gameeval.pytest_plugin.xdist_hooks import XdistHooks
+
+# inspect's retry policy hands tenacity a deprecated argument on every model call through its
+# OpenAI-compatible providers: one warning per call in the user's summary, nothing they can act on.
+INSPECT_RETRY_WARNING = "ignore:The 'initial' parameter is deprecated:DeprecationWarning:inspect_ai.model._retry"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "gameeval: a game case played by pytest-gameeval (select with -m gameeval)")
+    config.addinivalue_line("filterwarnings", INSPECT_RETRY_WARNING)
+    moved = rootdir_moved(config)
+    if moved:
+        raise pytest.UsageError(f"gameeval: {moved}")
+    try:
+        settings = settings_from_config(config)
+        state = GameEvalState(config, settings)
+        config.stash[STATE] = state
+        _check_usage(state)
+        if settings.model:
+            _prepare(state)
+    except GameEvalError as e:
+        raise pytest.UsageError(f"gameeval: {e}") from None
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(state), "gameeval-xdist")
+
+
+def _check_usage(state: GameEvalState) -> None:
+    """With or without a model: a typo in a gameeval option (game, option name or value, role,
+    scripted strength) is one usage error line at start. Game modules load only when gameeval
+    options were given, so a plain run of the user's suite stays light."""
+    from pytest_gameeval.games.registry import check_scripted_model, get_spec
+
+    settings = state.settings
+    unknown = [g for g in settings.games if g not in GAMES]
+    if unknown:
+        raise GameEvalError(f"--gameeval-games: unknown game(s) {', '.join(unknown)}; known games: {', '.join(sorted(GAMES))}")
+    if not (settings.model or settings.option_overrides or settings.roles):
+        return
+    specs = [get_spec(name) for name in settings.games or GAMES]
+    settings.check_overrides(specs)
+    for spec in specs:
+        settings.game_options(spec)  # option values: types and choices
+    used_roles = set().union(*(s.bindable_roles() for s in specs))
+    for role, model in settings.roles.items():
+        if role not in used_roles:
+            raise GameEvalError(f"--gameeval-role {role}: no selected game has this model role; roles: {', '.join(sorted(used_roles))}")
+        for one in model.split(","):
+            check_scripted_model(one.strip())
+    if settings.model:
+        check_scripted_model(settings.model)
+
+
+def _prepare(state: GameEvalState) -> None:
+    """With a model: every input checked now, so bad input is one line before anything runs;
+    a game whose data cannot be read fails its own item instead (state.broken)."""
+    from pytest_gameeval.pytest_plugin.runner import expected_decoding, make_gate
+    from pytest_gameeval.analysis.report import incomparable, read_report
+
+    settings = state.settings
+    state.make_plans()
+    for plan in state.plans.values():  # gate metrics must name real scores, baseline or not
+        make_gate(plan.spec, settings, 1)
+    baseline = option_value(state.config, "gameeval_baseline")
+    if baseline:
+        path = Path(baseline)
+        if not path.is_absolute():
+            path = state.config.rootpath / path
+        state.baseline_path = path
+        state.baseline = read_report(path)
+        preview = {"games": {name: {"options": p.options, "dataset": p.dataset,
+                                    "structured": expected_decoding(p.spec, p.options, settings)}
+                             for name, p in state.plans.items()}}
+        in_both = [g for g in state.plans if g in state.baseline["games"]]
+        reasons = incomparable(state.baseline, preview, games=in_both)
+        if reasons:
+            raise GameEvalError(f"baseline {baseline} does not match this run: " + "; ".join(reasons))
+    _open_journal(state)
+    if not state.is_controller:
+        state.runner.pool.check()
+        _start_progress(state)
+
+
+# The real stdout and stderr, kept before pytest's capture takes fds 1 and 2 (a test's output is
+# captured, and the game cases play inside a test): progress lines for CI logs go there. An xdist
+# worker writes to the stderr it inherited (it has no terminal of its own).
+_REAL_STREAMS: dict[int, Any] = {}
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> Any:
+    for fd in (1, 2):
+        if fd not in _REAL_STREAMS:
+            try:
+                _REAL_STREAMS[fd] = os.fdopen(os.dup(fd), "w", buffering=1)
+            except OSError:  # no such fd: no progress lines there
+                pass
+    return (yield)
+
+
+def _start_progress(state: GameEvalState) -> None:
+    """Without a terminal (CI), a line per game every GAMEEVAL_PROGRESS_SECONDS from each process
+    that plays: games finished (of the session's total; an xdist worker counts its own share),
+    the headline so far and the outcomes."""
+    seconds = progress_seconds()
+    worker = getattr(state.config, "workerinput", {}).get("workerid")
+    stream = _REAL_STREAMS.get(2 if worker else 1)  # one process: beside pytest's own report (stdout)
+    if seconds is None or stream is None or not without_terminal(stream):
+        return
+    for name, plan in state.plans.items():
+        label = f"{name} ({worker}'s share of {len(plan.cases)})" if worker else name
+        state.runner.progress[name] = Tally(label, None if worker else len(plan.cases), plan.spec.headline)
+    broken_at = [0]
+
+    def write(line: str) -> None:
+        terminal = None if worker else state.config.pluginmanager.get_plugin("terminalreporter")
+        width = terminal._tw.width_of_current_line if terminal is not None else 0
+        if width and width != broken_at[0]:  # pytest is mid-line ("gameeval ...."): end it first
+            stream.write("\n")
+        broken_at[0] = width
+        stream.write(line + "\n")
+        stream.flush()
+
+    state.ticker = Ticker(seconds, lambda: list(state.runner.progress.values()), write).start()
+
+
+def _open_journal(state: GameEvalState) -> None:
+    """Every process that plays journals its finished games; --gameeval-resume reuses them.
+    Without it the controller (or the single process) starts a fresh journal."""
+    from pytest_gameeval.pytest_plugin.journal import Journal, clear_journal, load_journal
+
+    report_path = report_path_of(state)
+    try:  # an unwritable report path is bad input: say so before any game is played
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(report_path.parent, os.W_OK) or report_path.is_dir():
+            raise PermissionError("not writable")
+    except OSError as e:
+        raise GameEvalError(f"--gameeval-report {report_path}: unwritable (OS error: {e.strerror or e})") from None
+    if option_value(state.config, "gameeval_resume"):
+        if not state.is_controller:
+            state.runner.resumed = load_journal(report_path)
+    elif not state.is_worker:
+        clear_journal(report_path)
+    if not state.is_controller:
+        worker = getattr(state.config, "workerinput", {}).get("workerid", "main")  # not the env: subprocesses inherit it
+        state.runner.journal = Journal(report_path, worker)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is not None and state.ticker is not None:
+        state.ticker.stop()
+    if state is not None and state._runner is not None:
+        state._runner.close()

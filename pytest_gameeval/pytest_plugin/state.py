@@ -1,0 +1,84 @@
+"""What the plugin keeps for one pytest process (GameEvalState, in the config's stash)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.progress import Ticker
+from pytest_gameeval.pytest_plugin.options import option_value
+from pytest_gameeval.pytest_plugin.settings import Settings
+
+NO_MODEL_REASON = "gameeval: no model to evaluate (give --gameeval-model=PROVIDER/MODEL or set gameeval_model in the ini file)"
+
+
+class GameEvalState:
+    """Everything the plugin keeps for one pytest process."""
+
+    def __init__(self, config: pytest.Config, settings: Settings):
+        self.config = config
+        self.settings = settings
+        self.plans: dict[str, Any] = {}  # game -> runner.GamePlan
+        self.broken: dict[str, str] = {}  # game -> why its cases cannot be made (its data): one line
+        self.baseline: dict[str, Any] | None = None
+        self.baseline_path: Path | None = None
+        self._runner: Any = None
+        self.ran: dict[str, Any] = {}  # cases whose items ran in this process
+        self.merged: list[dict[str, Any]] = []  # from xdist workers: {"cases", "records", "gates"}
+        self.shards: dict[str, str] | None = None
+        self.report: dict[str, Any] | None = None
+        self.report_path: Path | None = None
+        self.gate_summary: dict[str, Any] | None = None
+        self.started = time.time()
+        self.ticker: Ticker | None = None
+
+    @property
+    def runner(self) -> Any:
+        if self._runner is None:
+            from pytest_gameeval.pytest_plugin.runner import Runner
+
+            self._runner = Runner(self.settings, self.baseline)
+        return self._runner
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+    @property
+    def is_controller(self) -> bool:
+        opt = self.config.option
+        return not self.is_worker and getattr(opt, "dist", "no") != "no" and bool(getattr(opt, "tx", None))
+
+    def make_plans(self) -> None:
+        from pytest_gameeval.pytest_plugin.runner import plan_game, selected_specs
+
+        settings = self.settings
+        for spec in selected_specs(settings):
+            try:
+                # a scripted strength other games have but this one lacks: one line, before any play
+                bound = [m for role, models in settings.roles.items() if role in spec.bindable_roles() for m in models.split(",")]
+                for model in filter(None, [settings.model, *bound]):
+                    spec.check_scripted_model(model.strip())
+                self.plans[spec.name] = plan_game(spec, settings)
+            except GameEvalError as e:  # a data or strength problem fails this game's item, not the session
+                self.broken[spec.name] = str(e)
+
+    def gated_games(self) -> set[str]:
+        from pytest_gameeval.pytest_plugin.runner import make_gate
+
+        if self.baseline is None:
+            return set()
+        return {name for name, plan in self.plans.items()
+                if name in self.baseline["games"] and make_gate(plan.spec, self.settings, 1) is not None}
+
+
+STATE = pytest.StashKey[GameEvalState]()
+
+
+def report_path_of(state: GameEvalState) -> Path:
+    path = Path(str(option_value(state.config, "gameeval_report")))
+    return path if path.is_absolute() else state.config.rootpath / path

@@ -1,0 +1,48 @@
+"""pytest-xdist hooks: workers' results merged on the controller, a shard kept on one worker."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_gameeval.pytest_plugin.settings import game_of_nodeid, shard_map
+
+if TYPE_CHECKING:
+    from pytest_gameeval.pytest_plugin.state import GameEvalState
+
+
+class XdistHooks:
+    """Registered only when pytest-xdist is installed (its hooks do not exist otherwise)."""
+
+    def __init__(self, state: GameEvalState):
+        self.state = state
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        if "gameeval" in output:
+            self.state.merged.append(json.loads(output["gameeval"]))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Keep each shard of game cases on one worker (it plays the shard concurrently);
+        every other test is scheduled as with --dist load (or loadgroup, when asked for)."""
+        if config.getvalue("dist") not in ("load", "loadgroup") or not self.state.settings.model:
+            return None
+        from xdist.scheduler import LoadGroupScheduling
+
+        state = self.state
+
+        class GameEvalScheduling(LoadGroupScheduling):
+            _shards: dict[str, str] | None = None
+
+            def _split_scope(self, nodeid: str) -> str:
+                if game_of_nodeid(nodeid) is None:
+                    return super()._split_scope(nodeid)
+                if self._shards is None:
+                    self._shards = shard_map(list(self.collection or []), state.settings.cases_per_shard, state.gated_games())
+                return self._shards.get(nodeid, nodeid)
+
+        return GameEvalScheduling(config, log)
