@@ -8,8 +8,8 @@ import argparse
 import ipaddress
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.arena.store import DEFAULT_DB
-from pytest_gameeval.cli.human_play import _key_values
 
 
 def _loopback(host: str) -> bool:
@@ -43,7 +43,7 @@ def serve_main(argv: list[str]) -> int:
     from pytest_gameeval.arena.web import Arena, create_app
     from pytest_gameeval.games.registry import get_spec
 
-    task_args = _key_values(args.task_arg, "-T")
+    task_args = dict(key_value_pairs(args.task_arg, "-T", allow_empty_value=True))
     check_task_args(task_args)  # a bad option or scripted strength: one line now, not an error page later
     for game in ARENA_GAMES:
         for model in args.model:
@@ -51,7 +51,7 @@ def serve_main(argv: list[str]) -> int:
     models = {}
     for name in dict.fromkeys(args.model):
         try:
-            models[name] = get_model(name, **_key_values(args.model_arg, "-M"))
+            models[name] = get_model(name, **dict(key_value_pairs(args.model_arg, "-M", allow_empty_value=True)))
         except Exception as e:  # inspect's own message names the unknown provider or missing key
             raise GameEvalError(f"--model {name}: {e}".splitlines()[0]) from None
     store = Store(args.db)

@@ -6,24 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Sequence
 
 from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_logs, play, write_plot
 from pytest_gameeval.analysis.report import clean
 from pytest_gameeval.analysis.verdict import FAILING
 from pytest_gameeval.analysis.verdict_table import markdown
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES, get_spec
-
-
-def _pairs(values: Sequence[str], what: str) -> dict[str, str]:
-    out = {}
-    for item in values:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise GameEvalError(f"{what} {item!r} must look like key=value")
-        out[key.strip()] = value.strip()
-    return out
 
 
 def main(argv: list[str]) -> int:
@@ -65,8 +55,8 @@ def main(argv: list[str]) -> int:
     out = Path(args.out)
     log_dir = out / "logs"
     metrics = gate_metric_option(args.metric)
-    task_args = _pairs(args.task_args, "task argument")
-    roles = _pairs(args.role, "--role")
+    task_args = dict(key_value_pairs(args.task_args, "-T", allow_empty_value=True))
+    roles = dict(key_value_pairs(args.role, "--role", allow_empty_value=True))
     if not args.analyze_only:
         tasks = build_tasks(games, names, task_args, roles)
         play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display)

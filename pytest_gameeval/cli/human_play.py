@@ -22,6 +22,7 @@ from typing import Callable
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
 from pytest_gameeval.engine.game import Seat
+from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.engine.record import GameRecord, write_records
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.engine.files import atomic_write
@@ -110,16 +111,6 @@ def describe(event: Event, seat: str) -> str | None:
     return None
 
 
-def _key_values(pairs: list[str], flag: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise GameEvalError(f"{flag} {pair!r}: expected KEY=VALUE")
-        key, value = pair.split("=", 1)
-        out[key.strip()] = value.strip()
-    return out
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="gameeval play", description="Play the user seat of a GameArena game yourself.")
     parser.add_argument("game", choices=HUMAN_GAMES, help="the game whose user seat you play: " + ", ".join(HUMAN_GAMES))
@@ -139,7 +130,7 @@ def main(argv: list[str]) -> int:
     from pytest_gameeval.inspect_ext.decoding import model_player
 
     spec = get_spec(args.game)
-    task_args = _key_values(args.task_arg, "-T")
+    task_args = dict(key_value_pairs(args.task_arg, "-T", allow_empty_value=True))
     seed = args.seed if args.seed is not None else int(time.time())
     task_args.setdefault("seed", str(seed))
     options = spec.parse_options(task_args)
@@ -153,7 +144,7 @@ def main(argv: list[str]) -> int:
     out = Path(args.out or f"gameeval-play-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
     if not out.parent.exists():
         raise GameEvalError(f"--out {out}: directory {out.parent} does not exist")
-    model_args = _key_values(args.model_arg, "-M")
+    model_args = dict(key_value_pairs(args.model_arg, "-M", allow_empty_value=True))
     try:
         model = get_model(args.model, **model_args)
     except Exception as e:  # inspect's own message names the unknown provider or missing key

@@ -19,16 +19,7 @@ from pytest_gameeval.analysis.tournament import (
     write_json,
 )
 from pytest_gameeval.engine.errors import GameEvalError
-
-
-def _task_args(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for p in pairs:
-        if "=" not in p:
-            raise GameEvalError(f"task argument {p!r} must look like key=value")
-        k, v = p.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
+from pytest_gameeval.engine.key_values import key_value_pairs
 
 
 def main(argv: list[str]) -> int:
@@ -48,7 +39,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--analyze-only", action="store_true", help="do not run; only read the logs already in the log dir")
     args = parser.parse_args(argv)
     models = parse_models(args.models)
-    task_args = _task_args(args.task_args)
+    task_args = dict(key_value_pairs(args.task_args, "-T", allow_empty_value=True))
     check_task_args(args.game, task_args)
     log_dir = Path(args.log_dir or f"logs/tournament-{args.game}")
     out_dir = Path(args.out) if args.out else log_dir

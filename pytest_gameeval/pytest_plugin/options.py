@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.backends.local_weights import canonical_model_name
-from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_pairs, parse_scalar
+from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar
 
 DEFAULT_REPORT = "reports/gameeval-report.json"
 
@@ -82,7 +83,7 @@ def _data_overrides(config: pytest.Config) -> list[tuple[str, str]]:
     given = config.getoption("gameeval_data", None)
     base = config.invocation_params.dir if given is not None else config.rootpath
     out = []
-    for game, file in parse_pairs(list(given if given is not None else config.getini("gameeval_data") or []), "--gameeval-data"):
+    for game, file in key_value_pairs(list(given if given is not None else config.getini("gameeval_data") or []), "--gameeval-data"):
         if game not in GAMES:
             raise GameEvalError(f"--gameeval-data {game}={file}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
         out.append((f"{game}.data", str(base / Path(file).expanduser())))
@@ -101,9 +102,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
     beta = _number(config, "gameeval_gate_beta", float, 0.0)
     if not (0 < alpha < 0.5 and 0 < beta < 0.5):
         raise GameEvalError("--gameeval-gate-alpha and --gameeval-gate-beta must be between 0 and 0.5")
-    model_args = {k: parse_scalar(v) for k, v in parse_pairs(list(option_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")}
+    model_args = {k: parse_scalar(v) for k, v in key_value_pairs(list(option_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")}
     model = option_value(config, "gameeval_model") or None
-    roles = dict(parse_pairs(list(option_value(config, "gameeval_roles") or []), "--gameeval-role"))
+    roles = dict(key_value_pairs(list(option_value(config, "gameeval_roles") or []), "--gameeval-role"))
     settings = Settings(
         # a local GGUF is named by its identity (file name + short sha256) in records and reports
         model=canonical_model_name(model, model_args) if model else None,
@@ -114,7 +115,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         trials=_number(config, "gameeval_trials", int, 1),
         limit=_number(config, "gameeval_limit", int, 0),
         seed=_number(config, "gameeval_seed", int, 0),
-        option_overrides=(_protocol(config) + parse_pairs(list(option_value(config, "gameeval_options") or []), "--gameeval-option")
+        option_overrides=(_protocol(config) + key_value_pairs(list(option_value(config, "gameeval_options") or []), "--gameeval-option")
                           + _data_overrides(config)),
         concurrency=_number(config, "gameeval_concurrency", int, 1),
         shard_size=_number(config, "gameeval_shard_size", int, 0),

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_gameeval.analysis.gate_config import GateConfig
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
 
 if TYPE_CHECKING:
@@ -21,16 +22,6 @@ NODE_PREFIX = "gameeval::"
 
 
 # -- settings -----------------------------------------------------------------------------------
-
-
-def parse_pairs(values: list[str], what: str) -> list[tuple[str, str]]:
-    pairs = []
-    for v in values:
-        name, eq, value = v.partition("=")
-        if not eq or not name.strip() or not value.strip():
-            raise GameEvalError(f"{what} {v!r}: expected NAME=VALUE")
-        pairs.append((name.strip(), value.strip()))
-    return pairs
 
 
 def parse_scalar(value: str) -> Any:
@@ -92,7 +83,7 @@ class Settings:
 def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | None, float | None]]]:
     """--gameeval-gate-metric GAME.METRIC=higher|lower[:TOLERANCE] or GAME.METRIC=ignore."""
     out: dict[str, dict[str, tuple[bool | None, float | None]]] = {}
-    for name, value in parse_pairs(values, "--gameeval-gate-metric"):
+    for name, value in key_value_pairs(values, "--gameeval-gate-metric"):
         game, dot, metric = name.partition(".")
         direction, _, tol = value.partition(":")
         if not dot or not metric or direction not in ("higher", "lower", "ignore") or (direction == "ignore" and tol):
