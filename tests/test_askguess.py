@@ -3,6 +3,7 @@
 import asyncio
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.events import REPLY
 from pytest_gameeval.engine.matching import mentions
@@ -123,22 +124,17 @@ def test_word_never_reaches_the_questioner(style):
     opts = SPEC.parse_options({"style": style})
     scanned = 0
     for r in SPEC.rows(opts)[:25]:
-        seen = []
+        scripted = scripted_binder(SPEC, {"*": "oracle"})
+        questioner = []
 
-        def bind(seat, role, seen=seen):
-            player = scripted_binder(SPEC, {"*": "oracle"})(seat, role)
+        def bind(seat, role, questioner=questioner, scripted=scripted):
+            player = FakePlayer(inner=scripted(seat, role))
             if seat.role == "questioner":
-                inner = player.act
-
-                async def act(ctx):
-                    seen.append(ctx)
-                    return await inner(ctx)
-
-                player.act = act
+                questioner.append(player)
             return player
 
         asyncio.run(play_case(SPEC, r, 0, opts, bind))
-        for ctx in seen:
+        for ctx in questioner[0].prompts:
             for m in ctx.messages:
                 if m["role"] == "assistant":
                     continue  # the questioner's own guesses

@@ -26,7 +26,7 @@ from pytest_gameeval.engine.replies import text_reply
 from pytest_gameeval.games.arena.rules import _never_raises, parse_ranked_list
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
-from test_echoed_instructions import STYLES, Structured, _play
+from test_echoed_instructions import STYLES, _play, structured_seat
 from test_hostile_replies import _moves
 
 # the corpus: what small models wrote under structured decoding, and kin
@@ -53,6 +53,8 @@ def _with_words(turn: Turn, scripted: str, value: str) -> str | None:
     return json.dumps({**obj, **{f: value for f in fields if f in obj}})
 
 
+# Not conftest.FakePlayer: the re-prompt gets the move the policy chose at attempt 0 (its rng
+# moves once a turn), while FakePlayer asks its inner player again on every attempt.
 class Degenerate(Player):
     """The scripted policy, except that attempt 0 of every words turn is a degenerate move."""
 
@@ -129,7 +131,7 @@ CORPUS = {**{name: _empty(value) for name, value in EMPTY.items()}, "repeated qu
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_degenerate_move_is_a_labelled_rule_violation_on_every_turn(game, style, protocol, structured):
-    wrap = Structured if structured else (lambda inner: inner)
+    wrap = structured_seat if structured else (lambda inner: inner)
     base = _play(game, style, wrap, protocol)
     _no_degenerate(base)  # the scripted policies make none: no false positives
     asked_words = {a for a in (e.data.get("action") for e in base.events if e.kind == REPLY and "probe" not in e.data)}

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
@@ -46,6 +47,8 @@ def shown_line(ctx: TurnContext) -> str:
     return prompt[start:start + len(lines[-1]) + len(ctx.turn.instruction) - len(first)]
 
 
+# Not conftest.FakePlayer: the re-prompt gets the move the policy chose at attempt 0 (its rng
+# moves once a turn), while FakePlayer asks its inner player again on every attempt.
 class Echoing(Player):
     """The scripted policy, except that attempt 0 of every instructed turn is an echo of it."""
 
@@ -63,26 +66,23 @@ class Echoing(Player):
         return self._move if ctx.attempt == 1 else await self.inner.act(ctx)
 
 
-class Structured(Player):
-    """A structured-decoding player: a plain-text turn's reply is {"<field>": "<text>"} (engine/replies.py)."""
+def _as_structured(ctx, text: str) -> str | None:
+    """A plain-text turn's reply is {"<field>": "<text>"} (engine/replies.py)."""
+    fmt = ctx.turn.reply
+    if fmt is None:
+        return None
+    if fmt.text:
+        return json.dumps({fmt.fields[0].name: text})
+    try:  # a JSON turn: an echo goes into every string field
+        obj = json.loads(text)
+    except ValueError:
+        return json.dumps({f.name: text for f in fmt.fields if f.name})
+    return None if isinstance(obj, dict) else json.dumps({"value": obj})
 
-    structured = True
 
-    def __init__(self, inner):
-        self.inner, self.label = inner, inner.label
-
-    async def act(self, ctx: TurnContext) -> Reply:
-        reply = await self.inner.act(ctx)
-        fmt = ctx.turn.reply
-        if fmt is None:
-            return reply
-        if fmt.text:
-            return Reply(json.dumps({fmt.fields[0].name: reply.text}))
-        try:  # a JSON turn: an echo goes into every string field
-            obj = json.loads(reply.text)
-        except ValueError:
-            return Reply(json.dumps({f.name: reply.text for f in fmt.fields if f.name}))
-        return reply if isinstance(obj, dict) else Reply(json.dumps({"value": obj}))
+def structured_seat(inner) -> FakePlayer:
+    """A structured-decoding player around `inner`."""
+    return FakePlayer(inner=inner, change=_as_structured, structured=True)
 
 
 def _play(game: str, style: str, wrap=None, protocol: str = "default"):
@@ -137,9 +137,9 @@ def test_an_echo_with_an_option_added_is_still_no_move(game, option, style):
 @pytest.mark.parametrize("game", list(GAMES))
 def test_an_echo_inside_a_structured_reply_is_never_a_move(game, style):
     """Under structured decoding the echo arrives as a JSON string: its quotes are escaped there."""
-    base = _play(game, style, Structured)
+    base = _play(game, style, structured_seat)
     log: list = []
-    record = _play(game, style, lambda inner: Structured(Echoing(inner, log)))
+    record = _play(game, style, lambda inner: structured_seat(Echoing(inner, log)))
     log[:] = [(seat, action, _as_json(record, seat, echo)) for seat, action, echo in log]
     _check_every_echo_failed(record, log)
     assert _moves(record) == _moves(base) and record.outcome == base.outcome

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.events import ACTION, FAILURE, HOST_MSG, JUDGEMENT, SPEECH
 from pytest_gameeval.engine.play import play_case
@@ -19,7 +20,6 @@ from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.tofukingdom.roles import LIE, OBLIGATION, title, true_answer
-from pytest_gameeval.engine.player import Player, Reply
 
 
 def play(game: str, replies: dict[str, list[str]], row: str | None = None, **options: Any) -> GameRecord:
@@ -124,23 +124,11 @@ def test_taboo_paper_no_guess_after_the_notice_is_said_word():
 # -- 6. TofuKingdom: GameEval's loop -----------------------------------------------------------------
 
 
-class Override(Player):
-    """A scripted policy whose reply `change(ctx, scripted_reply)` may replace (None: keep it)."""
-
-    def __init__(self, inner, change):
-        self.inner, self.label, self.change = inner, inner.label, change
-
-    async def act(self, ctx):
-        reply = await self.inner.act(ctx)
-        changed = self.change(ctx, reply.text)
-        return reply if changed is None else Reply(changed)
-
-
 def play_scripted(game: str, change=lambda ctx, text: None, strength: str = "oracle", **options: Any) -> GameRecord:
     spec = get_spec(game)
     opts = spec.parse_options({"seed": 0, **options})
     inner = scripted_binder(spec, {"*": strength}, 0)
-    return asyncio.run(play_case(spec, spec.select_rows(opts)[0], 0, opts, lambda seat, role: Override(inner(seat, role), change)))
+    return asyncio.run(play_case(spec, spec.select_rows(opts)[0], 0, opts, lambda seat, role: FakePlayer(inner=inner(seat, role), change=change)))
 
 
 def _extra_to_player_2(ctx, text):

@@ -5,17 +5,18 @@ CI runs a bounded number of examples per game; `-m slow` runs many more.
 """
 
 import asyncio
+import itertools
 import json
 import random
 
 import pytest
+from conftest import FakePlayer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 
 def _disguise(word: str, how: int) -> str:
@@ -43,22 +44,18 @@ fragments = st.one_of(
 )
 
 
-class FuzzPlayer(Player):
-    """Plays a seat with the drawn replies, in a loop."""
+def fuzz_answers(replies):
+    """A seat's answers: the drawn replies, in a loop."""
+    turns = itertools.count()
 
-    label = "fuzz"
-
-    def __init__(self, replies):
-        self.replies = replies
-        self.i = 0
-
-    async def act(self, ctx: TurnContext) -> Reply:
-        item = self.replies[self.i % len(self.replies)]
-        self.i += 1
+    def answer(ctx) -> str:
+        item = replies[next(turns) % len(replies)]
         if isinstance(item, tuple):
             secrets = [v for v in ctx.seat.private.values() if isinstance(v, str) and v]
             item = _disguise(secrets[0], item[1]) if secrets else "nothing secret"
-        return Reply(item)
+        return item
+
+    return answer
 
 
 def _fuzz_game(game: str, replies, seed: int) -> GameRecord:
@@ -66,7 +63,7 @@ def _fuzz_game(game: str, replies, seed: int) -> GameRecord:
     options = spec.parse_options({"seed": seed})
     rows = spec.select_rows(options)
     row = random.Random(seed).choice(rows)
-    record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: FuzzPlayer(replies)))
+    record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: FakePlayer(fuzz_answers(replies), label="fuzz")))
     return record
 
 

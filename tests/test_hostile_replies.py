@@ -130,6 +130,8 @@ def _echo_kind(ctx: TurnContext, text: str) -> str:
     return RULE_VIOLATION
 
 
+# Not conftest.FakePlayer: the re-prompt gets the move the policy chose at attempt 0 (its rng
+# moves once a turn), while FakePlayer asks its inner player again on every attempt.
 class Hostile(Player):
     """Plays the scripted policy, except that the first matching turn gets a hostile reply."""
 

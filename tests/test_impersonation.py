@@ -66,6 +66,8 @@ def _parses_to(turn, text):
         return False, None
 
 
+# Not conftest.FakePlayer: the inner policy is shown another view (without the fakes) than the
+# one recorded.
 class Impersonator(Player):
     """Adds a fake host message to the seat's words when the parsed action stays the same."""
 

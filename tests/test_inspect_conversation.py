@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from conftest import FakePlayer
+
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.players.model import InspectConversation, to_inspect
 
 
@@ -49,18 +50,15 @@ def test_every_prompt_of_a_real_game_converts_as_a_full_conversion_would():
     sent: dict[str, list] = {}
     checked = []
 
-    class Check(Player):
-        label = "check"
+    def check(ctx) -> str:
+        conversation = conversations.setdefault(ctx.seat.name, InspectConversation())
+        messages = conversation.convert(ctx.messages)
+        assert same(messages, to_inspect(ctx.messages))
+        previous = sent.get(ctx.seat.name, [])
+        assert all(a is b for a, b in zip(messages, previous[:-1]))  # all but a merged last message re-sent
+        sent[ctx.seat.name] = messages
+        checked.append(len(messages))
+        return f"Is it something you can hold in one hand, number {len(checked)}?"  # a question may not repeat
 
-        async def act(self, ctx: TurnContext) -> Reply:
-            conversation = conversations.setdefault(ctx.seat.name, InspectConversation())
-            messages = conversation.convert(ctx.messages)
-            assert same(messages, to_inspect(ctx.messages))
-            previous = sent.get(ctx.seat.name, [])
-            assert all(a is b for a, b in zip(messages, previous[:-1]))  # all but a merged last message re-sent
-            sent[ctx.seat.name] = messages
-            checked.append(len(messages))
-            return Reply(f"Is it something you can hold in one hand, number {len(checked)}?")  # a question may not repeat
-
-    record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: Check()))
+    record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: FakePlayer(check, label="check")))
     assert record.label == "RLE" and len(checked) == 12 and max(checked) > 10

@@ -40,6 +40,8 @@ PUBLIC_BY_DESIGN: dict[tuple[str, str], str] = {
 }
 
 
+# Not conftest.FakePlayer: it keeps a copy of each view as shown at the time (a game may later
+# hide events), where FakePlayer keeps the context itself.
 class Spy(Player):
     """Wraps a seat's player: records every context and marks every private thought."""
 

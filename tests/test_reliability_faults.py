@@ -18,32 +18,31 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.game import CHAT_ERROR
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
+from pytest_gameeval.engine.player import Reply
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class FlakyPlayer(Player):
-    """A scripted seat whose calls fail (chat error) or come back truncated at `rate`."""
+def faults(rng: random.Random, rate: float, counts: dict[str, int]):
+    """A change for FakePlayer: at `rate`, the scripted seat's call fails (chat error) or comes back truncated."""
 
-    def __init__(self, inner, rng: random.Random, rate: float, counts: dict[str, int]):
-        self.inner, self.label, self.rng, self.rate, self.counts = inner, inner.label, rng, rate, counts
+    def change(ctx, text: str) -> Reply | str | None:
+        counts["calls"] += 1
+        if rng.random() >= rate:
+            return None
+        if rng.random() < 0.5:
+            counts["chat"] += 1
+            return Reply("", error=rng.choice(["RateLimitError: 429", "APIError: 503", "TimeoutError: read timed out"]))
+        counts["truncated"] += 1
+        return Reply(text[: len(text) // 2])
 
-    async def act(self, ctx: TurnContext) -> Reply:
-        reply = await self.inner.act(ctx)
-        self.counts["calls"] += 1
-        if self.rng.random() >= self.rate:
-            return reply
-        if self.rng.random() < 0.5:
-            self.counts["chat"] += 1
-            return Reply("", error=self.rng.choice(["RateLimitError: 429", "APIError: 503", "TimeoutError: read timed out"]))
-        self.counts["truncated"] += 1
-        return Reply(reply.text[: len(reply.text) // 2])
+    return change
 
 
 def play_with_faults(game: str, seed: int, rate: float, counts: dict[str, int]):
@@ -54,7 +53,7 @@ def play_with_faults(game: str, seed: int, rate: float, counts: dict[str, int]):
     strength = "random" if "random" in spec.scripted else next(iter(spec.scripted))
     inner = scripted_binder(spec, {"*": strength}, seed)
     rng = random.Random(seed)
-    return asyncio.run(play_case(spec, row, 0, options, lambda seat, role: FlakyPlayer(inner(seat, role), rng, rate, counts)))
+    return asyncio.run(play_case(spec, row, 0, options, lambda seat, role: FakePlayer(inner=inner(seat, role), change=faults(rng, rate, counts))))
 
 
 def check_classified(game: str, record, counts: dict[str, int]) -> None:
@@ -82,14 +81,12 @@ def test_every_call_failing_ends_in_a_chat_error_outcome(game):
     options = spec.parse_options({})
     row = spec.select_rows(options)[0]
 
-    class Dead(Player):
-        label = "dead"
+    def dead(ctx):
+        counts["chat"] += 1
+        return None  # a failed call
 
-        async def act(self, ctx):
-            counts["chat"] += 1
-            return Reply("", error="APIError: 503 service unavailable")
-
-    record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: Dead()))
+    record = asyncio.run(play_case(spec, row, 0, options,
+                                   lambda seat, role: FakePlayer(dead, label="dead", error="APIError: 503 service unavailable")))
     assert record.label in spec.outcome_labels
     if "CE" in spec.outcome_labels:  # games without a CE class forfeit by their own rule
         assert record.label == "CE"

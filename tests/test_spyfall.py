@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG
@@ -13,23 +14,10 @@ from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.voting import OUTCOMES
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import cot, scripted_binder
-from pytest_gameeval.engine.player import Player, Reply
 
 SPEC = get_spec("spyfall")
 BALLOT = re.compile(r"^Player \d votes for Player \d")
 FIXED = dict(shuffle_seats=False, shuffle_order=False, shuffle_options=False)  # spy = Player 1
-
-
-class FnPlayer(Player):
-    """A seat whose reply is a function of the turn (None = failed call); records every prompt."""
-
-    def __init__(self, fn, label="fn"):
-        self.fn, self.label, self.prompts = fn, label, []
-
-    async def act(self, ctx):
-        self.prompts.append(ctx)
-        text = self.fn(ctx)
-        return Reply("", error="scripted chat error") if text is None else Reply(text)
 
 
 def row(pair="ipad-iphone", orientation="fwd"):
@@ -41,7 +29,7 @@ def play(fn, pair="ipad-iphone", epoch=0, **options):
     players = {}
 
     def bind(seat, role):
-        players[seat.name] = FnPlayer(fn, seat.name)
+        players[seat.name] = FakePlayer(fn, label=seat.name)
         return players[seat.name]
 
     record = asyncio.run(play_case(SPEC, row(pair), epoch, opts, bind))

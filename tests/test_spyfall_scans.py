@@ -3,15 +3,15 @@ ever sees another seat's private thought."""
 
 import asyncio
 import json
-import random
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.engine.player import Player, Reply
+from pytest_gameeval.players.scripted import ScriptedPlayer
 
 PRIVATE_FIELDS = ("thought", "guess", "reasoning")
 
@@ -21,20 +21,17 @@ def nested_pair(a: str, b: str) -> bool:
     return mentions(a, b) or mentions(b, a)
 
 
-class MarkedPlayer(Player):
-    """A scripted policy whose private fields carry a marker unique to the seat; records prompts."""
+def marked(seat: str):
+    """The seat's private fields carry a marker unique to the seat."""
 
-    def __init__(self, policy, seat, seed):
-        self.policy, self.seat, self.rng, self.label = policy, seat, random.Random(seed), "marked"
-        self.prompts = []
-
-    async def act(self, ctx):
-        self.prompts.append(ctx)
-        reply = json.loads(self.policy(ctx, self.rng))
+    def change(ctx, text: str) -> str:
+        reply = json.loads(text)
         for key in PRIVATE_FIELDS:
             if key in reply:
-                reply[key] = f"{key} secretof{self.seat.replace(' ', '')} {reply[key]}"
-        return Reply(json.dumps(reply))
+                reply[key] = f"{key} secretof{seat.replace(' ', '')} {reply[key]}"
+        return json.dumps(reply)
+
+    return change
 
 
 def play_marked(spec, row, options, strengths):
@@ -42,7 +39,7 @@ def play_marked(spec, row, options, strengths):
 
     def bind(seat, role):
         policy = spec.scripted[strengths.get(role, strengths["*"])][seat.role]
-        players[seat.name] = MarkedPlayer(policy, seat.name, derive_seed(row.id, seat.name))
+        players[seat.name] = FakePlayer(inner=ScriptedPlayer(policy, derive_seed(row.id, seat.name), "marked"), change=marked(seat.name))
         return players[seat.name]
 
     record = asyncio.run(play_case(spec, row, 0, options, bind))

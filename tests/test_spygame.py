@@ -4,26 +4,16 @@ import asyncio
 import json
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.engine.player import Player, Reply
 
 SPEC = get_spec("spygame")
 FIXED = dict(shuffle_seats=False, shuffle_order=False, shuffle_options=False)  # spy = Player 1 = guest
-
-
-class FnPlayer(Player):
-    def __init__(self, fn, label="fn"):
-        self.fn, self.label, self.prompts = fn, label, []
-
-    async def act(self, ctx):
-        self.prompts.append(ctx)
-        text = self.fn(ctx)
-        return Reply("", error="scripted chat error") if text is None else Reply(text)
 
 
 def row(pair="apple-pear", orientation="fwd"):
@@ -62,7 +52,7 @@ def play(fn, pair="apple-pear", epoch=0, **options):
     players = {}
 
     def bind(seat, role):
-        players[seat.name] = FnPlayer(fn, seat.name)
+        players[seat.name] = FakePlayer(fn, label=seat.name)
         return players[seat.name]
 
     record = asyncio.run(play_case(SPEC, row(pair), epoch, opts, bind))

@@ -7,10 +7,11 @@ import asyncio
 import json
 
 import pytest
+from conftest import FakePlayer
 from inspect_ai.model import get_model
 
 from pytest_gameeval.engine.errors import EngineError, GameEvalError, ParseError
-from pytest_gameeval.engine.player import Player, Reply
+from pytest_gameeval.engine.player import Reply
 from pytest_gameeval.engine.replies import Field, ReplyFormat, text_reply
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
@@ -57,16 +58,13 @@ def test_auto_is_on_for_the_embedded_model_only():
             get_spec(name).parse_options({"structured": "maybe"})
 
 
-class StructuredReplay(ReplayPlayer):
-    structured = True
-
-
 def test_runner_unwraps_structured_text_replies_and_the_record_says_so():
     spec = get_spec("askguess")
     opts = spec.parse_options({"max_rounds": 2})
     row = next(r for r in spec.rows(opts) if r.id == "apple")
     players = {
-        "questioner": StructuredReplay(['{"question": "Is it a fruit?"}', "Is it red?", '{"question": "Is it an apple?"}'], "q"),
+        "questioner": FakePlayer(inner=ReplayPlayer(['{"question": "Is it a fruit?"}', "Is it red?", '{"question": "Is it an apple?"}'], "q"),
+                                 structured=True),
         "answerer": ReplayPlayer(["Yes.", "gameover"], "a"),
     }
     record = asyncio.run(play_case(spec, row, 0, opts, lambda seat, role: players[seat.role]))
@@ -149,21 +147,10 @@ def test_scripted_provider_answers_a_structured_request_in_shape(tmp_path):
     assert log.samples[0].scores and next(iter(log.samples[0].scores.values())).metadata["structured"] == "on"
 
 
-class _Checking(Player):
-    """Wraps a scripted player: records every turn's reply format, answers as the policy would,
-    wrapped in the format's one field for plain-text turns (as a constrained model would)."""
-
-    structured = True
-
-    def __init__(self, inner, seen):
-        self.inner, self.seen, self.label = inner, seen, inner.label
-
-    async def act(self, ctx):
-        self.seen.append(ctx.turn)
-        reply = await self.inner.act(ctx)
-        if ctx.turn.reply is not None and ctx.turn.reply.text:
-            reply.text = json.dumps({ctx.turn.reply.fields[0].name: reply.text})
-        return reply
+def in_its_field(ctx, text: str) -> str | None:
+    """A plain-text turn's reply in the format's one field, as a constrained model would send it."""
+    fmt = ctx.turn.reply
+    return json.dumps({fmt.fields[0].name: text}) if fmt is not None and fmt.text else None
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -172,13 +159,19 @@ def test_every_turn_of_every_game_declares_its_reply_format(game):
 
     spec = get_spec(game)
     options = spec.parse_options({"retrospective": True} if "retrospective" in spec.all_options() else {})
-    seen: list = []
+    players: list[FakePlayer] = []
     bind = scripted_binder(spec, {"*": "random"})
+
+    def checking(seat, role):  # the scripted policy's replies, as a structured seat sends them
+        players.append(FakePlayer(inner=bind(seat, role), change=in_its_field, structured=True))
+        return players[-1]
+
     for row in spec.select_rows(options)[:2]:
-        record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: _Checking(bind(seat, role), seen)))
+        record = asyncio.run(play_case(spec, row, 0, options, checking))
         assert record.structured == "on"
         # the scripted players' plain text, carried in the schema's field, reads as before: no new format error
         assert record.failure_totals().get("format", 0) == 0
+    seen = [ctx.turn for player in players for ctx in player.prompts]
     assert seen and all(t.reply is not None for t in seen), {t.action for t in seen if t.reply is None}
     for turn in seen:
         schema = turn.reply.json_schema()

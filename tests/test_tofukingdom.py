@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import itertools
 import json
 import random
 
 import pytest
+from conftest import FakePlayer
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, REPLY
@@ -19,7 +21,6 @@ from pytest_gameeval.games.tofukingdom.rules import PRINCE_SEAT, read_name, read
 from pytest_gameeval.games.tofukingdom.scripted import consistent_assignments
 from pytest_gameeval.games.tofukingdom import metrics
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.engine.player import Player
 from pytest_gameeval.players.scripted import ReplayPlayer, ScriptedPlayer, scripted_binder
 
 SPEC = get_spec("tofukingdom")
@@ -250,20 +251,16 @@ def test_bad_task_arguments_are_one_clear_error():
         SPEC.rows(SPEC.parse_options({"games": 0}))
 
 
-class Recorder(Player):
-    """Wraps a scripted player and keeps every prompt it was shown; thoughts are made unique."""
+def unique_thoughts(seat: str):
+    """The seat's every thought made unique, so a leak names its seat and turn."""
+    turns = itertools.count(1)
 
-    def __init__(self, inner, seat):
-        self.inner, self.seat, self.label, self.prompts, self.n = inner, seat, inner.label, [], 0
+    def change(ctx, text: str) -> str:
+        obj = json.loads(text)
+        obj["thought"] = f"SECRET-THOUGHT-{seat}-{next(turns)}"
+        return json.dumps(obj)
 
-    async def act(self, ctx):
-        self.prompts.append(ctx.messages)
-        reply = await self.inner.act(ctx)
-        obj = json.loads(reply.text)
-        self.n += 1
-        obj["thought"] = f"SECRET-THOUGHT-{self.seat}-{self.n}"
-        reply.text = json.dumps(obj)
-        return reply
+    return change
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -271,21 +268,21 @@ def test_prompt_scan_prince_never_sees_identities_and_thoughts_stay_private(seed
     game, game_seed = new_game(seed=seed)
     bind = scripted_binder(SPEC, {"*": "oracle"})
     roles = SPEC.seat_model_roles(game)
-    players = {n: Recorder(bind(s, roles[n]), n) for n, s in game.seats.items()}
+    players = {n: FakePlayer(inner=bind(s, roles[n]), change=unique_thoughts(n)) for n, s in game.seats.items()}
     asyncio.run(play(game, players, instance_id="scan", seed=game_seed))
-    prince_text = "\n".join(m["content"] for prompt in players[PRINCE_SEAT].prompts for m in prompt)
+    prince_text = "\n".join(m["content"] for ctx in players[PRINCE_SEAT].prompts for m in ctx.messages)
     for name, role in game.identities.items():
         assert f"{name}: {title(role)}" not in prince_text
         host_lines = [line for line in prince_text.splitlines() if line.startswith("Host:")]
         assert not any(f"{name} is the {title(role)}" in line for line in host_lines)
     for seat, player in players.items():
-        text = "\n".join(m["content"] for prompt in player.prompts for m in prompt)
+        text = "\n".join(m["content"] for ctx in player.prompts for m in ctx.messages)
         for other in players:
             if other != seat:
                 assert f"SECRET-THOUGHT-{other}-" not in text
     # the others do know every identity (only the Prince is in the dark)
     some = game.names[0]
-    assert all(f"{n}: {title(r)}" in players[some].prompts[0][0]["content"] for n, r in game.identities.items())
+    assert all(f"{n}: {title(r)}" in players[some].prompts[0].messages[0]["content"] for n, r in game.identities.items())
 
 
 def test_deduction_helper_keeps_only_consistent_worlds():

@@ -1,0 +1,44 @@
+"""What the tests share: one fake player (a seat no model plays).
+
+Test modules import it as `from conftest import FakePlayer` (pytest puts this folder on the path
+when it loads this file)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
+
+Answer = Callable[[TurnContext], "str | Reply | None"]
+Change = Callable[[TurnContext, str], "str | Reply | None"]
+
+
+class FakePlayer(Player):
+    """A seat for tests, never a model. Either it answers by itself, `answer(ctx)` -> the reply's
+    text, a Reply, or None for a failed call (a chat error); or it wraps `inner` (usually a scripted
+    policy's player) and `change(ctx, inner_text)` may replace the inner reply (None: keep it).
+    Every turn it is asked is kept in `prompts`, as it was shown. Like the other wrappers it is no
+    reference opponent and no self-play seat, whatever `inner` is (Player's defaults)."""
+
+    def __init__(self, answer: Answer | None = None, *, inner: Any = None, change: Change | None = None,
+                 label: str | None = None, structured: bool = False, error: str = "scripted chat error"):
+        if (answer is None) == (inner is None) or (change is not None and inner is None):
+            raise TypeError("FakePlayer: give answer=, or inner= (with change= optionally)")
+        self.answer, self.inner, self.change = answer, inner, change
+        self.label = label or (inner.label if inner is not None else "fake")
+        self.structured = structured
+        self.error = error
+        self.prompts: list[TurnContext] = []
+
+    async def act(self, ctx: TurnContext) -> Reply:
+        self.prompts.append(ctx)
+        if self.inner is None:
+            given = self.answer(ctx)  # type: ignore[misc]
+            if given is None:
+                return Reply("", error=self.error)
+            return given if isinstance(given, Reply) else Reply(given)
+        reply = await self.inner.act(ctx)
+        changed = self.change(ctx, reply.text) if self.change is not None else None
+        if changed is None:
+            return reply
+        return changed if isinstance(changed, Reply) else Reply(changed)
