@@ -14,7 +14,7 @@ from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.spygame import metrics
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
-from test_spyfall_scans import nested_pair, play_marked, scan
+from prompt_scans import nested_pair, play_marked, scan
 
 SPEC = get_spec("spygame")
 ROLES = {"P1": "spy", "P2": "villager", "P3": "villager", "P4": "villager"}
