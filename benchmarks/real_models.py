@@ -274,7 +274,8 @@ def markdown(result: dict[str, Any]) -> str:
         power = ""
         if r["verdict"] not in (f"{b} better than {a}", f"{b} worse than {a}"):
             if d.get("tied_pairs") == r["n"]:
-                power = f"; all {r['n']} pairs tied: no number of games separates them"
+                power = (f"; all {r['n']} pairs tied (no observed difference to power: both models"
+                         f" scored the same in every game)")
             elif r.get("power_games"):
                 power = (f"; ~{r['power_games']} games each for 80 % power at this difference"
                          f" (at {r['n']}: {d['detectable_difference']:.2f} or more)")

@@ -94,3 +94,12 @@ def test_engine_benchmark_splits_policy_time_from_engine_time():
     assert out["policy_cpu_ms_per_turn"] >= 0
     assert out["total_cpu_ms_per_turn"] == pytest.approx(
         out["engine_cpu_ms_per_turn"] + out["policy_cpu_ms_per_turn"], abs=2e-4)
+
+
+def test_real_models_power_says_when_pairs_tie_and_what_an_effect_needs():
+    real = load("real_models")
+    tied = real.paired_test([(0.0, 0.0)] * 8)
+    assert tied["tied_pairs"] == 8 and tied["games_for_80pct_power"] is None and tied["detectable_difference"] is None
+    mixed = real.paired_test([(0.0, 1.0)] * 3 + [(0.0, 0.0)] * 17)  # +0.15 mean difference, 20 pairs
+    assert mixed["tied_pairs"] == 17 and mixed["games_for_80pct_power"] > 20
+    assert 0.15 < mixed["detectable_difference"] < 0.5  # not detectable at 20: needs more games
