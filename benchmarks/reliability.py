@@ -1,6 +1,6 @@
 """Reliability and security figures over every registered game (issue 9), as JSON.
 
-Runs the same checks as the tests (tests/test_reliability_faults.py, test_fuzz_games.py,
+Runs the same checks as the tests (tests/reliability/test_reliability_faults.py, test_fuzz_games.py,
 test_isolation.py, test_impersonation.py, test_secrets.py, test_resume.py), at a chosen size, and
 counts: faults injected, games completed with a classified outcome, fuzz cases run, leaks found.
 
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))  # the checks live in the tests; the benchmark counts them
+sys.path[:0] = [str(ROOT / "tests" / "reliability"), str(ROOT / "tests")]  # the checks live in the tests; the benchmark counts them
 
 import test_fuzz_games  # noqa: E402
 import test_impersonation  # noqa: E402

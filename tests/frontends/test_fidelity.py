@@ -93,7 +93,7 @@ def test_askguess_round_as_gameeval_published_it_hand_worked():
     assert askguess_metrics.summarize(easy)["round_paper"]["value"] == 4.0  # easy mode counts every question
 
 
-FIDELITY = Path(__file__).resolve().parent.parent / "docs" / "fidelity.md"
+FIDELITY = Path(__file__).resolve().parents[2] / "docs" / "fidelity.md"
 BIN = Path(sys.executable).parent
 
 

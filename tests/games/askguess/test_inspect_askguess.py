@@ -10,7 +10,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from pytest_gameeval.inspect_ext.task import game_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 INSPECT = str(Path(sys.executable).with_name("inspect"))
 
 

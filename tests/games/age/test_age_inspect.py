@@ -23,7 +23,7 @@ from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 PAIRS = [
     {"id": "p1", "topic": "Food", "word_a": "butter", "word_b": "margarine", "synonyms_a": [], "synonyms_b": ["marge"]},

@@ -26,7 +26,7 @@ from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.engine.player import Reply
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def faults(rng: random.Random, rate: float, counts: dict[str, int]):

@@ -210,7 +210,7 @@ def test_every_reply_is_recorded_with_its_author_only():
 ])
 def test_outcome_rules_default_and_gameevals(questions, answers, default, paper):
     # easy mode (a description first): under protocol=paper a hard-mode answer other than yes, no
-    # or gameover is a rule violation (tests/test_fidelity_paper_rules.py)
+    # or gameover is a rule violation (tests/games/test_fidelity_paper_rules.py)
     answers = ["A round fruit.", *answers]
     assert play(questions, list(answers), mode="easy")[0].label == default
     assert play(questions, list(answers), mode="easy", protocol="paper")[0].label == paper

@@ -20,7 +20,7 @@ from pytest_gameeval.games.registry import GAMES, get_spec
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NO_DATA_FILES = {"tofukingdom"}  # deals are generated from the seed; there is no file to corrupt
 
 

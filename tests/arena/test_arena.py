@@ -406,7 +406,7 @@ def test_the_docs_commands_run_as_written(tmp_path):
 
     from inspect_ai.log import read_eval_log
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "arena.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "arena.md").read_text(encoding="utf-8")
     serve, export = re.findall(r"^```bash\n(.*?)^```", doc, re.S | re.M)
     port = re.search(r"--port (\d+)", serve).group(1)
     proc = subprocess.Popen(["bash", "-c", serve.strip()], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -15,7 +15,7 @@ import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAKE_KEY = "sk-gameeval-PLANTED-0123456789abcdefFAKE"
 FAKE_ENV = "planted-env-value-5f3c9e"
 PLANTED_ENV = {"OPENAI_API_KEY": FAKE_KEY, "ANTHROPIC_API_KEY": FAKE_KEY, "GAMEEVAL_TEST_PRIVATE": FAKE_ENV}

@@ -14,7 +14,7 @@ from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.model import ModelPlayer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUTCOMES = {"ST", "EE", "RLE", "AME", "CE"}
 
 

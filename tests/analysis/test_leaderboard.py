@@ -14,7 +14,7 @@ from pytest_gameeval.analysis import leaderboard as L
 from pytest_gameeval.cli import main as cli_main
 from pytest_gameeval.engine.errors import GameEvalError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "reports" / "baseline-local-askguess.json"
 
 

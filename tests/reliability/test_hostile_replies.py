@@ -10,7 +10,7 @@ scripted policy. For every case:
 - the game then plays out exactly as without it (same actions, same outcome): state stays right;
 - the record stays serialisable, and the hostile text never reaches another seat's prompt.
 
-Forged host lines inside accepted moves are tests/test_impersonation.py (every game, both styles).
+Forged host lines inside accepted moves are tests/reliability/test_impersonation.py (every game, both styles).
 """
 
 from __future__ import annotations

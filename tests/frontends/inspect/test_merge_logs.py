@@ -15,7 +15,7 @@ from pytest_gameeval.cli import main as gameeval_main
 from pytest_gameeval.inspect_ext.merge_logs import merge_logs
 from pytest_gameeval.inspect_ext.task import game_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 
 

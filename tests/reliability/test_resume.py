@@ -4,7 +4,7 @@
 - inspect: `inspect eval` killed mid-way; `inspect eval-retry LOG` reuses the samples already in
   the log and plays only the missing ones; the retried log holds every sample exactly once.
 - pytest plugin: a killed run leaves no report (written atomically at session end), only its journal
-  of finished games; `--gameeval-resume` replays none of those (tests/test_resume_plugin.py). Also,
+  of finished games; `--gameeval-resume` replays none of those (tests/frontends/pytest_plugin/test_resume_plugin.py). Also,
   with `--gameeval-cache`, re-running the same
   command replays the calls already made from inspect's cache and makes only the missing ones; the
   report counts every case once.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.slow
 

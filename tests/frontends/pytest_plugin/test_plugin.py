@@ -20,7 +20,7 @@ from pytest_gameeval.analysis.report import read_report
 
 pytest_plugins = ["pytester"]
 
-LOOPBACK = Path(__file__).resolve().parents[1] / "benchmarks" / "loopback_openai.py"
+LOOPBACK = Path(__file__).resolve().parents[3] / "benchmarks" / "loopback_openai.py"
 ORACLE = "gameeval/scripted/oracle"
 RANDOM = "gameeval/scripted/random"
 # Ask-Guess with a truthful scripted answerer: the oracle questioner always wins within 30
