@@ -106,3 +106,6 @@ def test_the_toy_game_becomes_pytest_cases(highlow, pytester):
 def test_the_toy_game_rejects_bad_task_arguments_in_one_line(highlow):
     with pytest.raises(Exception, match="unknown task argument"):
         highlow.parse_options({"tops": 5})
+    with pytest.raises(Exception) as error:  # the declaration's bound, checked once
+        highlow.parse_options({"top": "0"})
+    assert str(error.value) == "task argument top=0 must be at least 1"

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from pytest_gameeval.analysis.verdict import judge_game, missing_entry
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.games.registry import GAMES, check_scripted_model, get_spec
 
 SIDES = ("A", "B")
 META = "gameeval_compare"  # the task metadata naming which side (A or B) a log played
@@ -41,7 +41,7 @@ def build_tasks(games: Sequence[str], models: dict[str, str], task_args: dict[st
             raise GameEvalError(f"{game} has no model role {', '.join(unknown)}; its roles: {', '.join(sorted(spec.bindable_roles())) or 'none'}")
         game_roles = {r: m for r, m in roles.items() if r in spec.bindable_roles()}
         for side in SIDES:
-            spec.check_scripted_model(models[side])
+            check_scripted_model(models[side], spec)
             task = getattr(registered, game)(**task_args)
             metadata = {**(task.metadata or {}), META: side}
             tasks.append(task_with(task, name=f"{game} {side}={labels.get(models[side], models[side])}",

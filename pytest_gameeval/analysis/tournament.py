@@ -21,7 +21,7 @@ from typing import Any, Sequence
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.files import save_figure, write_text
-from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.games.spyfall import tournament as spyfall_tournament
 from pytest_gameeval.games.tofukingdom import tournament as tofukingdom_tournament
 from pytest_gameeval.backends.local_weights import canonical_model_name
@@ -105,7 +105,7 @@ def check_task_args(game: str, task_args: dict[str, Any]) -> None:
 def check_models(game: str, models: Sequence[str]) -> None:
     """Errors every game would hit the same way (a scripted strength the game lacks), before play."""
     for model in models:
-        get_spec(game).check_scripted_model(model)
+        check_scripted_model(model, get_spec(game))
 
 
 def build_tasks(matches: list[Matchup], task_args: dict[str, Any]) -> list[Any]:

@@ -158,7 +158,7 @@ class Store:
         with self.engine.begin() as c:
             c.execute(sessions_table.insert().values(
                 id=session.id, game=session.game, model=session.model, row_id=session.row_id, seed=session.seed,
-                options=json.dumps(session.options), player=session.player, status=LIVE, moves=0, model_errors=0,
+                options=json.dumps(dict(session.options)), player=session.player, status=LIVE, moves=0, model_errors=0,
                 created_at=now, updated_at=now))
 
     def add_move(self, session_id: str, move: Move) -> bool:

@@ -41,13 +41,13 @@ def serve_main(argv: list[str]) -> int:
     from pytest_gameeval.arena.live import ARENA_GAMES, check_task_args
     from pytest_gameeval.arena.store import Store
     from pytest_gameeval.arena.web import Arena, create_app
-    from pytest_gameeval.games.registry import get_spec
+    from pytest_gameeval.games.registry import check_scripted_model, get_spec
 
     task_args = dict(key_value_pairs(args.task_arg, "-T", allow_empty_value=True))
     check_task_args(task_args)  # a bad option or scripted strength: one line now, not an error page later
     for game in ARENA_GAMES:
         for model in args.model:
-            get_spec(game).check_scripted_model(model)
+            check_scripted_model(model, get_spec(game))
     models = {}
     for name in dict.fromkeys(args.model):
         try:

@@ -41,7 +41,7 @@ def unbound_note(spec: GameSpec, role: str, played_by: str, evaluated: str | Non
                  options: dict[str, Any]) -> str:
     """The note a record and log get for a model role the user did not bind: who played it and why."""
     head = f"model role '{role}' is not bound ({bind_hint}): played by "
-    if spec.reference_model(role, options) == played_by:
+    if spec.plays_reference(role, options):
         return head + f"the reference policy {played_by} (opponents=reference, the default; opponents=self for self-play)"
     if evaluated is not None and played_by != evaluated:
         return head + played_by

@@ -6,19 +6,21 @@ row and epoch, binds each seat to a model role, plays it, and scores the record.
 
 from __future__ import annotations
 
+import importlib
 import random
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable
 
 from pytest_gameeval.engine.data import data_path
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
+from pytest_gameeval.engine.options import GameOptions, Option, build_options
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.replies import STRUCTURED_CHOICES
 from pytest_gameeval.engine.rng import game_rng
-from pytest_gameeval.engine.views import PROMPT_STYLES
 from pytest_gameeval.engine.roles import role_names
 
 EVALUATED = "evaluated"  # the model role of the model under evaluation
@@ -28,44 +30,10 @@ FAILURE_NAMES = {"format": "format errors", "rule": "rule violations",
                  "chat": "failed calls (chat errors)", "forfeit": "turns forfeited"}
 
 
-@dataclass(frozen=True)
-class Option:
-    default: Any
-    help: str
-    choices: tuple[Any, ...] | None = None
-    kind: type | None = None  # int, float, bool, str, list; inferred from default if None
-
-
 @dataclass
 class Row:
     id: str
     data: dict[str, Any]
-
-
-def _coerce(name: str, value: Any, opt: Option) -> Any:
-    kind = opt.kind or type(opt.default)
-    if value is None:
-        return None
-    try:
-        if kind is bool:
-            if isinstance(value, str):
-                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                    raise ValueError
-                value = value.lower() in ("true", "1", "yes")
-            value = bool(value)
-        elif kind is list:
-            if isinstance(value, str):
-                value = [v.strip() for v in value.split(",") if v.strip()]
-            value = list(value)
-        elif kind is str and isinstance(value, bool) and opt.choices and {"on", "off"} <= set(opt.choices):
-            value = "on" if value else "off"  # inspect's -T reads on/off as YAML booleans
-        elif kind in (int, float, str):
-            value = kind(value)
-    except (TypeError, ValueError):
-        raise GameEvalError(f"task argument {name}={value!r} must be of type {kind.__name__}") from None
-    if opt.choices is not None and value not in opt.choices:
-        raise GameEvalError(f"task argument {name}={value!r}: choose from {', '.join(map(str, opt.choices))}")
-    return value
 
 
 def only_rows(rows: list[Row], wanted: list[str] | None, game: str, what: str) -> list[Row]:
@@ -79,31 +47,7 @@ def only_rows(rows: list[Row], wanted: list[str] | None, game: str, what: str) -
     return [r for r in rows if r.id in wanted]
 
 
-PROTOCOLS = ("default", "paper")
-OPPONENT_CHOICES = ("reference", "self")
-REFERENCE_STRENGTH = "reference"  # the scripted strength that plays a game's reference opponents
 HEADLINE = "played_quality"  # the score key every game's headline is scored under (metrics/headline.py)
-
-COMMON_OPTIONS = {
-    "protocol": Option("default", "default: our rules, data and metrics; paper: the paper's setting (docs/fidelity.md)", PROTOCOLS),
-    "seed": Option(0, "base seed; each game's seed derives from (game, row, epoch, seed)"),
-    "style": Option("chat", "prompt style: role-based chat messages or one flat text prompt", PROMPT_STYLES),
-    "limit": Option(0, "play only the first N rows (0: all)"),
-    "shuffle": Option(False, "shuffle rows with the seed before limiting"),
-    "opponents": Option("reference", "who plays a seat whose model role is not bound: reference (the game's fixed reference policy, gameeval/scripted/reference, where the game has a faithful one; else the evaluated model) or self (the evaluated model: self-play)", OPPONENT_CHOICES),
-    "structured": Option("auto", "constrained decoding to each turn's JSON schema: auto (on for gameeval/local, off for other providers), on or off", STRUCTURED_CHOICES),
-}
-
-
-SCRIPTED_MODEL = "gameeval/scripted"
-
-
-def scripted_strength(model: str) -> str | None:
-    """The strength a model name asks of the scripted provider ("random" by default), or None."""
-    if model == SCRIPTED_MODEL:
-        return "random"
-    prefix = SCRIPTED_MODEL + "/"
-    return model[len(prefix):] if model.startswith(prefix) else None
 
 
 class GameSpec:
@@ -111,7 +55,8 @@ class GameSpec:
 
     name: str = ""
     title: str = ""
-    options: dict[str, Option] = {}
+    # the game's options, declared once (engine/options.py); DataGameOptions where it has a data_file
+    options_class: type[GameOptions] = GameOptions
     # the shipped data file in the data/ folder beside the game's SPEC ("pairs.jsonl"); a game
     # that has one also takes `data=FILE` (the user's own rows in the same format)
     data_file: str = ""
@@ -122,8 +67,6 @@ class GameSpec:
     # mean keys that are 0/1 per game (whether the evaluated side won): rates like the outcome
     # labels, with a Wilson interval in inspect's scores and a rate test in diffs and the gate
     binary_keys: tuple[str, ...] = ()
-    # the direction of improvement of each gated metric (score key -> True if higher is better)
-    higher_is_better: dict[str, bool] = {}
     # model roles with a faithful fixed reference policy (the scripted strength "reference"): an
     # unbound one is played by it unless opponents=self (docs/fidelity.md says why per game)
     reference_roles: tuple[str, ...] = ()
@@ -191,8 +134,11 @@ class GameSpec:
 
     # -- options -----------------------------------------------------------------
     def all_options(self) -> dict[str, Option]:
-        data = {"data": Option(None, f"your own data file (JSON Lines, the format of {self.name}/data/{self.data_file}) instead of ours", kind=str)}
-        return {**COMMON_OPTIONS, **self.options, **(data if self.data_file else {})}
+        """Every option this game takes (name -> default, help, type, choices, bounds)."""
+        declared = dict(self.options_class.declared())
+        if "data" in declared:
+            declared["data"] = replace(declared.pop("data"), help=f"your own data file (JSON Lines, the format of {self.name}/data/{self.data_file}) instead of ours")
+        return declared
 
     @property
     def package(self) -> str:
@@ -200,77 +146,87 @@ class GameSpec:
         module = sys.modules[type(self).__module__]
         return module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
 
-    def data_path(self, options: dict[str, Any]) -> Path:
+    def data_path(self, options: Mapping[str, Any]) -> Path:
         return data_path(options, self.package, self.data_file)
 
-    def parse_options(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
-        known = self.all_options()
+    def parse_options(self, given: Mapping[str, Any] | None = None) -> GameOptions:
+        """The game's typed options from the values a front end was given (strings or values);
+        protocol=paper sets its values for the options not given. A bad one is one error line."""
         given = dict(given or {})
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            raise GameEvalError(f"unknown task argument(s) {', '.join(unknown)} for {self.name}; known: {', '.join(sorted(known))}")
-        options = {k: _coerce(k, given[k], o) if k in given else o.default for k, o in known.items()}
-        if options["protocol"] == "paper":
-            options.update({k: v for k, v in self.paper_protocol.items() if k not in given})
+        options = build_options(self.options_class, self.name, given)
+        if options.protocol == "paper":
+            options = build_options(self.options_class, self.name, given, presets=self.paper_protocol)
         return options
 
+    def typed_options(self, options: Mapping[str, Any]) -> GameOptions:
+        """`options` as this game's options object (a plain mapping, e.g. a stored session's or
+        record's JSON, is parsed again)."""
+        return options if isinstance(options, self.options_class) else self.parse_options(options)
+
     # -- data and games --------------------------------------------------------------
-    def rows(self, options: dict[str, Any]) -> list[Row]:
+    def rows(self, options: GameOptions) -> list[Row]:
         raise NotImplementedError
 
-    def select_rows(self, options: dict[str, Any]) -> list[Row]:
+    def select_rows(self, options: Mapping[str, Any]) -> list[Row]:
+        options = self.typed_options(options)
         rows = self.rows(options)
-        if options.get("shuffle"):
-            random.Random(options["seed"]).shuffle(rows)
-        if options.get("limit"):
-            rows = rows[: options["limit"]]
+        if options.shuffle:
+            random.Random(options.seed).shuffle(rows)
+        if options.limit:
+            rows = rows[: options.limit]
         return rows
 
-    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> Game:
+    def new_game(self, row: Row, rng: random.Random, options: GameOptions) -> Game:
         raise NotImplementedError
 
-    def setup(self, row: Row, epoch: int, options: dict[str, Any]) -> tuple[Game, int]:
-        seed, rng = game_rng(self.name, row.id, epoch, options["seed"])
+    def setup(self, row: Row, epoch: int, options: Mapping[str, Any]) -> tuple[Game, int]:
+        options = self.typed_options(options)
+        seed, rng = game_rng(self.name, row.id, epoch, options.seed)
         return self.new_game(row, rng, options), seed
 
     def seat_model_roles(self, game: Game) -> dict[str, str]:
         """Seat name -> model role ("evaluated", "answerer", ...)."""
         return {name: self.model_roles.get(seat.role, EVALUATED) for name, seat in game.seats.items()}
 
-    def reference_model(self, role: str, options: dict[str, Any]) -> str | None:
-        """The model string of the reference policy that plays an unbound `role`, or None where
-        the evaluated model plays it (opponents=self, or the game has no faithful reference)."""
-        if options.get("opponents", "reference") != "reference" or role not in self.reference_roles:
-            return None
-        return f"{SCRIPTED_MODEL}/{REFERENCE_STRENGTH}"
+    def plays_reference(self, role: str, options: Mapping[str, Any]) -> bool:
+        """Whether an unbound `role` is played by the game's reference policy (its scripted
+        strength "reference"); else the evaluated model plays it (opponents=self, or the
+        game has no faithful reference). Which model name that is, the front ends know
+        (games/registry.reference_model)."""
+        return options.get("opponents", "reference") == "reference" and role in self.reference_roles
 
     def bindable_roles(self) -> set[str]:
         """Every model role name a user may bind for this game (for checking typos)."""
         return {name for role in self.model_roles.values() for name in role_names(role)} - {EVALUATED}
 
-    def case_key(self, row: Row, options: dict[str, Any]) -> str:
+    def case_key(self, row: Row, options: Mapping[str, Any]) -> str:
         """A readable id of a case without its trial, e.g. "hard-apple"."""
         return row.id
 
-    def case_id(self, row: Row, options: dict[str, Any], epoch: int) -> str:
+    def case_id(self, row: Row, options: Mapping[str, Any], epoch: int) -> str:
         return f"{self.case_key(row, options)}-t{epoch}"
 
     # -- scripted players ---------------------------------------------------------------
     scripted: dict[str, Callable[..., Any]] = {}  # strength name -> factory(seat, seed)
 
-    def check_scripted_model(self, model: str) -> None:
-        """A `gameeval/scripted[/STRENGTH]` model must name a strength this game has: checked
-        before play, so a typo is one line naming the game's strengths, not an error per game."""
-        strength = scripted_strength(model)
-        if strength is not None and strength not in self.scripted:
-            raise GameEvalError(f"{model}: {self.name} has no scripted strength {strength!r}; "
-                                f"its strengths: {', '.join(sorted(self.scripted))}")
-
     # -- metrics --------------------------------------------------------------------
+    # Every game's metrics.py holds its pure functions over records (clemcore's GameScorer):
+    # score(record), summarize(records) and HIGHER_IS_BETTER; a spec overrides these only to
+    # score differently from its metrics module.
+    @property
+    def metrics(self) -> ModuleType:
+        """The game's metrics module (`metrics.py` in its folder)."""
+        return importlib.import_module(f"{self.package}.metrics")
+
+    @property
+    def higher_is_better(self) -> dict[str, bool]:
+        """The direction of improvement of each gated score key (True if higher is better)."""
+        return self.metrics.HIGHER_IS_BETTER
+
     def score(self, record: GameRecord) -> dict[str, float]:
         """Numeric per-game values (one-hot outcomes etc.) for inspect's scorer."""
-        raise NotImplementedError
+        return self.metrics.score(record)
 
     def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
         """Metrics over many records, every one with a confidence interval."""
-        raise NotImplementedError
+        return self.metrics.summarize(records)

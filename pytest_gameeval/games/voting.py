@@ -29,6 +29,7 @@ from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.matching import mentions, normalize, squash
 from pytest_gameeval.engine.replies import Field, ReplyFormat
 
@@ -53,6 +54,22 @@ _NUMBER_NAMES = [
 _FIRST_NAMES = ["Jack", "Mary", "Alice", "Tom", "Linda", "Peter", "Susan", "Mike", "Nora", "Oscar", "Rita", "Sam"]
 NAMING_METHODS = (1, 2, 3)
 MAX_PLAYERS = 12
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpyWordOptions(DataGameOptions):
+    """The options both voting games take (SpyFall's wording; SpyGame rewords some)."""
+
+    players: int = option(6, "number of players (one spy)", min=3, max=MAX_PLAYERS)
+    end_players: int = option(2, "the spy wins when this many players or fewer remain (paper: 2; GameEval's code: 3)")
+    voting: str = option("secret", "secret: simultaneous ballots announced together; public: sequential, each announced at once", VOTING_MODES)
+    revote: bool = option(True, "a tie goes to a revote among the tied before the draw of lots")
+    naming: int = option(1, "display names: 1 'Player k', 2 'Aaron One'..., 3 plain first names", NAMING_METHODS)
+    shuffle_seats: bool = option(True, "seat the spy at random (else seat 1)")
+    shuffle_order: bool = option(True, "shuffle the speaking order every round")
+    shuffle_options: bool = option(True, "shuffle the vote options for every voter")
+    both_orientations: bool = option(True, "play each pair with the words swapped too")
+    pairs: list[str] | None = option(None, "only these pair ids (comma-separated)")
 
 
 def seat_names(method: int, n: int) -> list[str]:
@@ -173,15 +190,20 @@ class SpyWordGame(Game):
     """The shared round loop. Subclasses supply prompts and the describe/vote turns."""
 
     name = "spyword"
+    options: SpyWordOptions
+    # what a tie left after any revote leads to, and the rounds after which the spy wins when
+    # ties can leave everyone in (0: no limit); SpyGame takes both as options
+    tie_rule = DRAW_LOTS
+    round_limit = 0
 
-    def __init__(self, spy_word: str, villager_word: str, rng: random.Random, options: dict[str, Any], *,
+    def __init__(self, spy_word: str, villager_word: str, rng: random.Random, options: SpyWordOptions, *,
                  info: dict[str, Any] | None = None):
-        n = options["players"]
-        end = options["end_players"]
+        n = options.players
+        end = options.end_players
         if not 2 <= end < n:
             raise GameEvalError(f"end_players must be at least 2 and below players ({n}), not {end}")
-        names = seat_names(options["naming"], n)
-        spy_index = rng.randrange(n) if options["shuffle_seats"] else 0
+        names = seat_names(options.naming, n)
+        spy_index = rng.randrange(n) if options.shuffle_seats else 0
         seats = [
             Seat(name, SPY if i == spy_index else VILLAGER, {"word": spy_word if i == spy_index else villager_word})
             for i, name in enumerate(names)
@@ -193,8 +215,8 @@ class SpyWordGame(Game):
         self.info = dict(info or {})
         self.end_players = end
         self.alive = list(names)
-        self.secret = options["voting"] == SECRET
-        self.revote = options.get("revote", True)
+        self.secret = options.voting == SECRET
+        self.revote = options.revote
         self.phase = "describe"
         self.order: list[str] = []
         self.speaker = 0
@@ -240,7 +262,7 @@ class SpyWordGame(Game):
     def _start_round(self) -> None:
         self.round += 1
         self.order = list(self.alive)
-        if self.options["shuffle_order"]:
+        if self.options.shuffle_order:
             self.rng.shuffle(self.order)
         self.speaker = 0
         self.phase = "describe"
@@ -267,7 +289,7 @@ class SpyWordGame(Game):
         self.phase = "vote"
         voters = list(self.order)  # public voting follows the speaking order
         self.stage = VoteStage(kind, voters, candidates, self.rng, secret=self.secret,
-                               shuffle_options=self.options["shuffle_options"])
+                               shuffle_options=self.options.shuffle_options)
         how = "secretly and all at once; the votes are announced together" if self.secret else "one after another, in speaking order, and each vote is announced at once"
         if kind == "first":
             self.host(f"Voting for round {self.round}: every player votes for the player they think is the spy, {how}.")
@@ -358,7 +380,7 @@ class SpyWordGame(Game):
         elif stage.kind == "first" and self.revote:
             self.host(f"It is a tie between {', '.join(leaders)}.")
             self._open_vote("revote", leaders)
-        elif self.options.get("tie") == NOBODY_OUT:
+        elif self.tie_rule == NOBODY_OUT:
             self.host(f"It is a tie between {', '.join(leaders)}: nobody is voted out this round.")
             self.judge("tie: nobody voted out", tied=leaders)
             self.stage = None
@@ -384,7 +406,7 @@ class SpyWordGame(Game):
             self._start_round()
 
     def _round_without_elimination(self) -> None:
-        limit = self.options.get("max_rounds", 0)
+        limit = self.round_limit
         if limit and self.round >= limit:
             self.host(f"{limit} rounds are over and the spy is still in the game: the spy wins.")
             self.finish(SPY_WIN, "spy")

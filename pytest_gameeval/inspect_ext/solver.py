@@ -10,7 +10,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
-from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.games.registry import get_spec, reference_model
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
 from pytest_gameeval.engine.play import play_case, unbound_note
@@ -35,7 +35,7 @@ def resolve_role(role: str, evaluated: Model, notes: list[str], spec: GameSpec, 
     model = bound_model(role)
     if model is not None:
         return model
-    reference = spec.reference_model(role, options)
+    reference = reference_model(spec, role, options)
     model = get_model(reference) if reference else evaluated
     notes.append(unbound_note(spec, role, str(model), str(evaluated), how_to_bind(role), options))
     return model
@@ -56,7 +56,7 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
                 models[role] = resolve_role(role, evaluated, notes, spec, options)
             observer.bound(seat.name, role, str(models[role]))
             unbound = role != EVALUATED and bound_model(role) is None
-            reference = unbound and spec.reference_model(role, options) is not None
+            reference = unbound and spec.plays_reference(role, options)
             return model_player(models[role], options["structured"], reference=reference,
                                 self_play=unbound and not reference)
 

@@ -13,7 +13,7 @@ from inspect_ai.model._model import active_model
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import progress_seconds
-from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers its inspect hooks)
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, score_tag
@@ -40,7 +40,7 @@ def game_task(game: str, **task_args: Any) -> Task:
         rows = spec.select_rows(options)
         progress_seconds()  # a bad GAMEEVAL_PROGRESS_SECONDS: one line now, not in a hook mid-run
         for model in _models_of_this_eval():  # e.g. a scripted strength the game lacks: one line, before play
-            spec.check_scripted_model(model)
+            check_scripted_model(model, spec)
     except GameEvalError as e:
         raise one_line_error(f"gameeval: {e}") from None
     samples = [
@@ -59,7 +59,7 @@ def game_task(game: str, **task_args: Any) -> Task:
         headline_metric=headline_metric(spec),
         # inspect view's log list heads its score column only "SCORE": the tag beside it names it
         tags=[score_tag(spec)],
-        metadata={"gameeval_game": game, "gameeval_options": options},
+        metadata={"gameeval_game": game, "gameeval_options": options.as_dict()},
     )
 
 

@@ -18,6 +18,7 @@ import json
 import time
 import traceback
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any, Callable
 
 from inspect_ai._util.error import PrerequisiteError
@@ -28,9 +29,10 @@ from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import decoding_label
+from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
-from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.games.registry import GAMES, get_spec, reference_model
 from pytest_gameeval.engine.play import play_case, unbound_note
 from pytest_gameeval.engine.player import Player
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
@@ -54,7 +56,7 @@ class Case:
     game: str
     row: Row
     trial: int
-    options: dict[str, Any]
+    options: GameOptions
     case_id: str  # e.g. "hard-apple-t0"
     index: int  # position among the game's cases
 
@@ -70,15 +72,15 @@ class Case:
 @dataclass
 class GamePlan:
     spec: GameSpec
-    options: dict[str, Any]
+    options: dict[str, Any]  # as reports store them (plain JSON)
     cases: list[Case]
     dataset: dict[str, Any]
 
 
-def dataset_digest(spec: GameSpec, options: dict[str, Any]) -> dict[str, Any]:
+def dataset_digest(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
     """A digest of the game's rows (before sampling): equal digests = the same data."""
     unsampled = {k: v for k, v in options.items() if k not in SAMPLING_OPTIONS}
-    rows = spec.rows({**unsampled, "limit": 0, "shuffle": False})
+    rows = spec.rows(spec.typed_options({**unsampled, "limit": 0, "shuffle": False}))
     blob = json.dumps([[r.id, r.data] for r in rows], sort_keys=True, default=str).encode()
     info: dict[str, Any] = {"sha256": hashlib.sha256(blob).hexdigest(), "rows": len(rows)}
     version = getattr(spec, "dataset_version", None)
@@ -98,7 +100,7 @@ def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise GameEvalError(f"{spec.name}: case ids are not unique ({', '.join(dupes[:3])}); the game's case_key must tell rows apart")
-    return GamePlan(spec, options, cases, dataset_digest(spec, options))
+    return GamePlan(spec, options.as_dict(), cases, dataset_digest(spec, options))
 
 
 def expected_decoding(spec: GameSpec, options: dict[str, Any], settings: Settings) -> str:
@@ -221,7 +223,7 @@ class ModelPool:
             # else by --gameeval-model (else by a model string the test gave for the evaluated
             # seat), never by a test's own Player for another seat
             unbound = choice is None and role != EVALUATED
-            reference = spec.reference_model(role, case.options) if unbound else None
+            reference = reference_model(spec, role, case.options) if unbound else None
             if choice is None:
                 evaluated = overrides.get(EVALUATED)
                 evaluated = settings.model or (evaluated if isinstance(evaluated, str) else None)
@@ -299,7 +301,7 @@ class Runner:
 
     def _resumed(self, case: Case) -> CaseResult | None:
         entry = self.resumed.get(case.name)
-        if entry is None or entry["options"] != json.loads(json.dumps(case.options)):
+        if entry is None or entry["options"] != json.loads(json.dumps(case.options.as_dict())):
             return None
         self.reused.append(case.name)
         return CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],
@@ -332,7 +334,7 @@ class Runner:
             if tally is not None:
                 tally.game_finished(record.label, scores)
             if self.journal is not None and not overrides:
-                self.journal.append(case.name, case.options, record.to_dict(), scores)
+                self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores)
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)
 
     async def _play_many(self, cases: list[Case]) -> list[CaseResult]:

@@ -54,6 +54,7 @@ class GameEvalState:
         return not self.is_worker and getattr(opt, "dist", "no") != "no" and bool(getattr(opt, "tx", None))
 
     def make_plans(self) -> None:
+        from pytest_gameeval.games.registry import check_scripted_model
         from pytest_gameeval.pytest_plugin.runner import plan_game, selected_specs
 
         settings = self.settings
@@ -62,7 +63,7 @@ class GameEvalState:
                 # a scripted strength other games have but this one lacks: one line, before any play
                 bound = [m for role, models in settings.roles.items() if role in spec.bindable_roles() for m in models.split(",")]
                 for model in filter(None, [settings.model, *bound]):
-                    spec.check_scripted_model(model.strip())
+                    check_scripted_model(model.strip(), spec)
                 self.plans[spec.name] = plan_game(spec, settings)
             except GameEvalError as e:  # a data or strength problem fails this game's item, not the session
                 self.broken[spec.name] = str(e)

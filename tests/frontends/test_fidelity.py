@@ -14,7 +14,7 @@ from inspect_ai.log import read_eval_log
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import _coerce
+from pytest_gameeval.engine.options import coerce
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.games.askguess import metrics as askguess_metrics
@@ -32,7 +32,7 @@ def test_every_game_accepts_the_paper_protocol(game):
     known = spec.all_options()
     for name, value in spec.paper_protocol.items():
         assert name in known, f"{game}: protocol=paper sets unknown option {name}"
-        assert _coerce(name, value, known[name]) == value and options[name] == value
+        assert coerce(name, value, known[name]) == value and options[name] == value
     task = game_task(game, protocol="paper")
     assert task.metadata["gameeval_options"]["protocol"] == "paper" and len(task.dataset) > 0
 

@@ -12,7 +12,7 @@ import pytest_gameeval.backends.registry  # noqa: F401  (imported once: pytester
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval.analysis.report import diff_reports, read_report
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.games.registry import GAMES, get_spec, reference_model
 
 pytest_plugins = ["pytester"]
 
@@ -29,11 +29,11 @@ def test_each_game_declares_its_reference_opponents(game):
     if game in WITH_REFERENCE:
         role = WITH_REFERENCE[game]
         assert spec.reference_roles == (role,) and "reference" in spec.scripted
-        assert spec.reference_model(role, default) == REFERENCE
-        assert spec.reference_model(role, spec.parse_options({"opponents": "self"})) is None
+        assert reference_model(spec, role, default) == REFERENCE
+        assert reference_model(spec, role, spec.parse_options({"opponents": "self"})) is None
     else:  # no faithful reference: self-play, declared (docs/fidelity.md, Opponents)
         assert spec.reference_roles == ()
-        assert all(spec.reference_model(r, default) is None for r in spec.bindable_roles())
+        assert all(reference_model(spec, r, default) is None for r in spec.bindable_roles())
 
 
 def test_the_paper_protocol_keeps_the_papers_choice():

@@ -9,18 +9,15 @@ from typing import Any
 from pytest_gameeval.engine.data import game_data_dir, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
-from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
-from pytest_gameeval.games.age.rules import OUTCOMES, AgeGame
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
+from pytest_gameeval.games.age.rules import MAX_PLAYERS, OUTCOMES, AgeGame, AgeOptions
 from pytest_gameeval.games.age.scripted import POLICIES
-from pytest_gameeval.games.age import metrics
-from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
+from pytest_gameeval.metrics.headline import KEYS as HEADLINE_KEYS
 
 CURATED = "list_a"
 TOPICS = ("business", "entertainment", "sports", "technology", "science", "health", "politics", "world", "food", "travel")
 LISTS = (CURATED, *TOPICS)
 ROW_SCHEMA = {"id": str, "topic": str, "word_a": str, "word_b": str, "synonyms_a": list, "synonyms_b": list}
-MAX_PLAYERS = 8
 
 
 def expand_lists(names: list[str]) -> list[str]:
@@ -62,53 +59,36 @@ class AgeSpec(GameSpec):
     name = "age"
     title = "AGE"
     data_file = "list_a.jsonl"  # -T data=FILE replaces -T lists
-    options = {
-        "lists": Option(["list_a"], "word-pair lists: list_a, a topic, 'topics' (the ten) or 'all'", kind=list),
-        "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),
-        "players": Option(4, "number of players (2-8), split into two groups"),
-        "max_rounds": Option(5, "rounds before the game stops"),
-        "cot": Option(False, 'replies carry a private "thought" field in the JSON object'),
-    }
+    options_class = AgeOptions
     model_roles = {"player": EVALUATED}
     outcome_labels = OUTCOMES
     outcome_names = {"solved": "the group guessed its word", "limit": "round limit reached, not solved", "CE": "a model call failed (chat error)"}
     mean_keys = ("age", "comprehension", "confusion", "fcg", "guessed", "age_all_seats", "rounds",
                  "both_guessed", "filter_literal", "filter_full_length", "age_filter_literal", "age_filter_full_length", *HEADLINE_KEYS)
     binary_keys = ("played",)
-    higher_is_better = {"age": True, "comprehension": True, "confusion": True, "fcg": False, "guessed": True,
-                        "age_filter_literal": True, "age_filter_full_length": True, "CE": False,
-                        **HEADLINE_DIRECTIONS}
     scripted = POLICIES
 
-    def check_options(self, options: dict[str, Any]) -> None:
-        if not 2 <= options["players"] <= MAX_PLAYERS:
-            raise GameEvalError(f"age: players must be between 2 and {MAX_PLAYERS}")
-        if options["max_rounds"] < 1:
-            raise GameEvalError("age: max_rounds must be at least 1")
-
-    def rows(self, options: dict[str, Any]) -> list[Row]:
-        self.check_options(options)  # fail at task construction, not mid-eval
+    def rows(self, options: AgeOptions) -> list[Row]:
         rows: list[Row] = []
         seen: dict[str, str] = {}
-        given = options.get("data")
+        given = options.data
         lists = [(Path(given).stem, self.data_path(options))] if given else [
-            (name, list_path(name)) for name in expand_lists(options["lists"] or [CURATED])]
+            (name, list_path(name)) for name in expand_lists(options.lists or [CURATED])]
         for name, path in lists:
             for d in load_list(path):
                 if d["id"] in seen:  # ids are unique across the 11 lists: a game's id names its pair
                     raise GameEvalError(f"age: pair id {d['id']!r} is in both {seen[d['id']]}.jsonl and {name}.jsonl")
                 seen[d["id"]] = name
                 rows.append(Row(d["id"], {**d, "list": name}))
-        if options.get("pairs"):
-            wanted = options["pairs"]
+        if options.pairs:
+            wanted = options.pairs
             unknown = sorted(set(wanted) - set(seen))
             if unknown:
                 raise GameEvalError(f"age: unknown pair id(s) {', '.join(unknown)} in lists {', '.join(sorted(set(seen.values())))}")
             rows = [r for r in rows if r.id in wanted]
         return rows
 
-    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AgeGame:
-        self.check_options(options)
+    def new_game(self, row: Row, rng: random.Random, options: AgeOptions) -> AgeGame:
         return AgeGame(row.data, rng, options)
 
     def bindable_roles(self) -> set[str]:
@@ -116,12 +96,6 @@ class AgeSpec(GameSpec):
 
     def seat_model_roles(self, game: Game) -> dict[str, str]:
         return {name: seat_role(seat.private["slot"]) for name, seat in game.seats.items()}
-
-    def score(self, record: GameRecord) -> dict[str, float]:
-        return metrics.score(record)
-
-    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return metrics.summarize(records)
 
 
 SPEC = AgeSpec()

@@ -27,16 +27,20 @@ from typing import Any
 from scipy import stats
 
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.games.age.rules import OUTCOMES
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
 
-OUTCOMES = ("solved", "limit", "CE")
 PLAYER_KEYS = ("age", "comprehension", "confusion", "fcg")
 EVALUATED_SLOT = 1  # binding slot of the model under evaluation
 NAN = float("nan")
+# the direction of improvement of each gated score key (True: higher is better)
+HIGHER_IS_BETTER = {"age": True, "comprehension": True, "confusion": True, "fcg": False, "guessed": True,
+                    "age_filter_literal": True, "age_filter_full_length": True, "CE": False, **hl.DIRECTIONS}
 
 
 # -- the three formulas -------------------------------------------------------------------
+
 def effective_fcg(fcg: int | None, rounds: int) -> int:
     """The round of the first correct guess; l + 1 for a player who never guessed correctly."""
     return rounds + 1 if fcg is None else fcg

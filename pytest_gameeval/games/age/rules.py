@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz.distance import Jaro
@@ -22,11 +23,22 @@ from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, jaro_match, squash
+from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.parsing import json_objects
 from pytest_gameeval.engine.views import quote
 from pytest_gameeval.games.age import prompts
 
 OUTCOMES = ("solved", "limit", "CE")
+MAX_PLAYERS = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgeOptions(DataGameOptions):
+    lists: list[str] = option(["list_a"], "word-pair lists: list_a, a topic, 'topics' (the ten) or 'all'")
+    pairs: list[str] | None = option(None, "only these pair ids (comma-separated)")
+    players: int = option(4, "number of players (2-8), split into two groups", min=2, max=MAX_PLAYERS)
+    max_rounds: int = option(5, "rounds before the game stops", min=1)
+    cot: bool = option(False, 'replies carry a private "thought" field in the JSON object')
 GROUPS = ("A", "B")
 MAX_GUESS_WORDS = 6
 
@@ -92,14 +104,14 @@ def read_reply(text: str, want_thought: bool) -> dict[str, str]:
 class AgeGame(Game):
     name = "age"
 
-    def __init__(self, pair: dict[str, Any], rng: random.Random, options: dict[str, Any]):
-        n = options["players"]
+    def __init__(self, pair: dict[str, Any], rng: random.Random, options: AgeOptions):
+        n = options.players
         self.words = {"A": pair["word_a"], "B": pair["word_b"]}
         self.synonyms = {"A": list(pair.get("synonyms_a", [])), "B": list(pair.get("synonyms_b", []))}
         # the pair's words and synonyms are real words even where they look like a placeholder (Twitter's "X")
         self._real_words = frozenset(bare(w) for g in "AB" for w in [self.words[g], *self.synonyms[g]])
-        self.max_rounds = options["max_rounds"]
-        self.cot = options["cot"]
+        self.max_rounds = options.max_rounds
+        self.cot = options.cot
         # Seat randomness, all from the game rng: which binding slot (1 = evaluated model) speaks
         # at which position, and which positions form group A.
         slots = list(range(1, n + 1))

@@ -9,11 +9,10 @@ from typing import Any
 
 from pytest_gameeval.engine.data import game_data_dir, load_json, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
-from pytest_gameeval.games.akinator.rules import OUTCOMES, AkinatorGame
+from pytest_gameeval.engine.spec import GameSpec, Row, only_rows
+from pytest_gameeval.games.akinator.rules import OUTCOMES, AkinatorGame, AkinatorOptions
 from pytest_gameeval.games.akinator.scripted import POLICIES
-from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, USER_ROLE, arena_model_roles
+from pytest_gameeval.games.arena.rules import USER_ROLE, arena_model_roles
 from pytest_gameeval.games.akinator import metrics
 
 
@@ -35,34 +34,21 @@ class AkinatorSpec(GameSpec):
     name = "akinator"
     title = "Akinator"
     data_file = "objects.jsonl"
-    options = {
-        "max_questions": Option(20, "questions (guesses included) before the questioner loses"),
-        "objects": Option(None, "only these object ids (comma-separated)", kind=list),
-        **ARENA_OPTIONS,
-    }
+    options_class = AkinatorOptions
     model_roles = arena_model_roles("questioner")
     reference_roles = (USER_ROLE,)  # the data user: answers from the object's attribute table
     outcome_labels = OUTCOMES
     outcome_names = {"win": "the questioner named the object", "lose": "the questioner did not name the object", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS
-    higher_is_better = metrics.HIGHER_IS_BETTER
     binary_keys = ("played",)
     scripted = POLICIES
 
-    def rows(self, options: dict[str, Any]) -> list[Row]:
+    def rows(self, options: AkinatorOptions) -> list[Row]:
         rows = [Row(o["id"], o) for o in load_objects(self.data_path(options))]
-        return only_rows(rows, options["objects"], "akinator", "object id")
+        return only_rows(rows, options.objects, "akinator", "object id")
 
-    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> AkinatorGame:
-        if options["max_questions"] < 1:
-            raise GameEvalError("akinator: max_questions must be at least 1")
+    def new_game(self, row: Row, rng: random.Random, options: AkinatorOptions) -> AkinatorGame:
         return AkinatorGame(row.data, rng, options)
-
-    def score(self, record: GameRecord) -> dict[str, float]:
-        return metrics.score(record)
-
-    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return metrics.summarize(records)
 
 
 SPEC = AkinatorSpec()

@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, normalize
+from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.views import quote
 from pytest_gameeval.games.akinator import prompts
 from pytest_gameeval.games.akinator.prompts import ANSWERS, QUESTIONER
-from pytest_gameeval.games.arena.rules import CLASSIFY, USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
+from pytest_gameeval.games.arena.rules import CLASSIFY, USER, USER_ROLE, ArenaGame, ArenaOptions, parse_ranked_list, ranked_list_instruction
 
 OUTCOMES = ("win", "lose", "CE")
 _GUESS = re.compile(r"this\s+is\s+a\s+guess\W*are\s+you\s+thinking\s+of\s+(?P<x>[^?\n]+)", re.IGNORECASE)
@@ -71,11 +73,17 @@ def read_classification(text: str, count: int) -> dict[str, Any]:
     return {"labels": labels, "n_yes": n_yes, "n_no": n_no, "disparity": abs(n_yes - n_no) / (n_yes + n_no)}
 
 
+@dataclass(frozen=True, kw_only=True)
+class AkinatorOptions(ArenaOptions):
+    max_questions: int = option(20, "questions (guesses included) before the questioner loses", min=1)
+    objects: list[str] | None = option(None, "only these object ids (comma-separated)")
+
+
 class AkinatorGame(ArenaGame):
     name = "akinator"
     evaluated_seat = QUESTIONER
 
-    def __init__(self, row: dict[str, Any], rng: random.Random, options: dict[str, Any]):
+    def __init__(self, row: dict[str, Any], rng: random.Random, options: AkinatorOptions):
         seats = [
             Seat(QUESTIONER, "questioner"),
             Seat(USER, USER_ROLE, {"object": row["object"], "aliases": list(row.get("aliases", [])), "attributes": dict(row.get("attributes", {}))}),
@@ -84,7 +92,7 @@ class AkinatorGame(ArenaGame):
         self.object = row["object"]
         self.aliases = list(row.get("aliases", []))
         self.matcher = WordMatcher(self.object, tuple(self.aliases))
-        self.max_questions = options["max_questions"]
+        self.max_questions = options.max_questions
         self.guesses: list[dict[str, Any]] = []
         self._question: str | None = None  # the question awaiting the user's answer
         self._last_list: list[str] | None = None  # the questioner's latest probed candidates

@@ -20,6 +20,7 @@ seat (the call failed), but it does not end the game; the probe event records it
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 import re
 from typing import Any, Callable
 
@@ -29,7 +30,8 @@ from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolati
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import normalize
 from pytest_gameeval.engine.replies import ReplyFormat, text_reply
-from pytest_gameeval.engine.spec import EVALUATED, Option
+from pytest_gameeval.engine.options import DataGameOptions, option
+from pytest_gameeval.engine.spec import EVALUATED
 
 RETRO = "retrospective"  # action (and data.probe value) of the evaluated seat's belief probe
 CLASSIFY = "classify"  # action (and data.probe value) of the judge's classification (Akinator)
@@ -43,10 +45,12 @@ MIN_LIST, MAX_LIST = 1, 16
 MAX_SINGLE_WORDS = 4  # an unnumbered one-item answer longer than this is a sentence, not a candidate
 SCRIPTED_LIST = 5  # scripted players list at least this many candidates
 
-ARENA_OPTIONS = {
-    "retrospective": Option(True, "after each round, probe the evaluated model's current belief (record only; GameArena's headline metrics)"),
-    "variant": Option(-1, "system prompt variant of the evaluated seat (-1: drawn per game from the seed)"),
-}
+@dataclass(frozen=True, kw_only=True)
+class ArenaOptions(DataGameOptions):
+    """The options of every GameArena game (Akinator, Taboo, Bluffing), besides its own."""
+
+    retrospective: bool = option(True, "after each round, probe the evaluated model's current belief (record only; GameArena's headline metrics)")
+    variant: int = option(-1, "system prompt variant of the evaluated seat (-1: drawn per game from the seed)")
 
 
 def arena_model_roles(evaluated_role: str) -> dict[str, str]:
@@ -128,10 +132,10 @@ class ArenaGame(Game):
     evaluated_seat = ""
     variant_count = 5  # GameArena drew from five system prompts per session
 
-    def __init__(self, seats: list[Seat], rng: random.Random, options: dict[str, Any]):
+    def __init__(self, seats: list[Seat], rng: random.Random, options: ArenaOptions):
         super().__init__(seats, rng, options)
-        self.retrospective = bool(options.get("retrospective", False))
-        self.variant = pick_variant(rng, self.variant_count, options.get("variant", -1))
+        self.retrospective = options.retrospective
+        self.variant = pick_variant(rng, self.variant_count, options.variant)
         self.judge(f"system prompt variant {self.variant} for the {self.evaluated_seat}", variant=self.variant)
         self._probe_due = False
         self._extra: list[Turn] = []  # other record-only turns queued by the game (Akinator's judge)

@@ -17,9 +17,11 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.metrics.cluster import clustered_mean
 from pytest_gameeval.metrics.stats import mean, outcome_rates
 from pytest_gameeval.games.askguess.prompts import QUESTIONER
+from pytest_gameeval.games.askguess.rules import OUTCOMES
 from pytest_gameeval.metrics import headline as hl
 
-OUTCOMES = ("ST", "EE", "RLE", "AME", "CE")
+# the direction of improvement of each gated score key (True: higher is better)
+HIGHER_IS_BETTER = {"ST": True, "EE": False, "RLE": False, "AME": False, "CE": False, "rounds_st": False, **hl.DIRECTIONS}
 
 
 def score(record: GameRecord) -> dict[str, float]:

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher
+from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.askguess import prompts
@@ -35,6 +37,14 @@ OUTCOMES = ("ST", "EE", "RLE", "AME", "CE")
 _GAMEOVER = re.compile(r"\bgame\s*-?\s*over\b", re.IGNORECASE)
 
 
+@dataclass(frozen=True, kw_only=True)
+class AskGuessOptions(DataGameOptions):
+    mode: str = option("hard", "easy: the answerer first describes the word; hard: no description", ("easy", "hard"))
+    max_rounds: int = option(30, "question-answer rounds before RLE", min=1)
+    words: list[str] | None = option(None, "only these labels (comma-separated)")
+    cot: bool = option(False, 'replies as chain-of-thought JSON {"thought", "speak"}')
+
+
 def says_gameover(text: str) -> bool:
     return bool(_GAMEOVER.search(text))
 
@@ -42,7 +52,7 @@ def says_gameover(text: str) -> bool:
 class AskGuessGame(Game):
     name = "askguess"
 
-    def __init__(self, word: dict[str, Any], rng: random.Random, options: dict[str, Any]):
+    def __init__(self, word: dict[str, Any], rng: random.Random, options: AskGuessOptions):
         label = word["label"].replace("_", " ")
         seats = [
             Seat(QUESTIONER, "questioner"),
@@ -51,10 +61,10 @@ class AskGuessGame(Game):
         super().__init__(seats, rng, options)
         self.word = label
         self.matcher = WordMatcher(word["label"], tuple(word.get("aliases", ())), word.get("homograph", False))
-        self.mode = options["mode"]
-        self.max_rounds = options["max_rounds"]
-        self.cot = options["cot"]
-        self.paper = options.get("protocol") == "paper"
+        self.mode = options.mode
+        self.max_rounds = options.max_rounds
+        self.cot = options.cot
+        self.paper = options.protocol == "paper"
         self.word_only = WordMatcher(word["label"])  # GameEval's AME check: the word, no aliases
         self.guessed_in: int | None = None  # first round whose question the host judged correct
         self.missed_guesses = 0  # correct guesses the answerer did not call gameover on

@@ -9,10 +9,9 @@ from typing import Any
 
 from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import GameSpec, Option, Row, only_rows
-from pytest_gameeval.games.arena.rules import ARENA_OPTIONS, USER_ROLE, arena_model_roles
-from pytest_gameeval.games.bluffing.rules import OUTCOMES, BluffingGame
+from pytest_gameeval.engine.spec import GameSpec, Row, only_rows
+from pytest_gameeval.games.arena.rules import USER_ROLE, arena_model_roles
+from pytest_gameeval.games.bluffing.rules import OUTCOMES, BluffingGame, BluffingOptions
 from pytest_gameeval.games.bluffing.scripted import POLICIES
 from pytest_gameeval.games.bluffing import metrics
 
@@ -30,34 +29,21 @@ class BluffingSpec(GameSpec):
     name = "bluffing"
     title = "Bluffing"
     data_file = "statements.jsonl"
-    options = {
-        "max_questions": Option(5, "questions before the verdict is due"),
-        "statements": Option(None, "only these statement ids (comma-separated)", kind=list),
-        **ARENA_OPTIONS,
-    }
+    options_class = BluffingOptions
     model_roles = arena_model_roles("interrogator")
     reference_roles = (USER_ROLE,)  # the data user: defends the statement with its persona facts
     outcome_labels = OUTCOMES
     outcome_names = {"win": "the interrogator judged the claim correctly", "lose": "the interrogator judged the claim wrongly", "no_verdict": "the interrogator gave no verdict", "CE": "a model call failed (chat error)"}
     mean_keys = metrics.MEAN_KEYS
-    higher_is_better = metrics.HIGHER_IS_BETTER
     binary_keys = ("played",)
     scripted = POLICIES
 
-    def rows(self, options: dict[str, Any]) -> list[Row]:
+    def rows(self, options: BluffingOptions) -> list[Row]:
         rows = [Row(s["id"], s) for s in load_statements(self.data_path(options))]
-        return only_rows(rows, options["statements"], "bluffing", "statement id")
+        return only_rows(rows, options.statements, "bluffing", "statement id")
 
-    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> BluffingGame:
-        if options["max_questions"] < 1:
-            raise GameEvalError("bluffing: max_questions must be at least 1")
+    def new_game(self, row: Row, rng: random.Random, options: BluffingOptions) -> BluffingGame:
         return BluffingGame(row.data, rng, options)
-
-    def score(self, record: GameRecord) -> dict[str, float]:
-        return metrics.score(record)
-
-    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return metrics.summarize(records)
 
 
 SPEC = BluffingSpec()

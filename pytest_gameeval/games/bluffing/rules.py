@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
+from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
-from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame
+from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame, ArenaOptions
 from pytest_gameeval.games.bluffing import prompts
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES, VERDICT_FORM
 
@@ -56,24 +58,30 @@ def require_verdict(text: str) -> bool:
     return verdict
 
 
+@dataclass(frozen=True, kw_only=True)
+class BluffingOptions(ArenaOptions):
+    max_questions: int = option(5, "questions before the verdict is due", min=1)
+    statements: list[str] | None = option(None, "only these statement ids (comma-separated)")
+
+
 class BluffingGame(ArenaGame):
     name = "bluffing"
     evaluated_seat = INTERROGATOR
 
-    def __init__(self, row: dict[str, Any], rng: random.Random, options: dict[str, Any]):
+    def __init__(self, row: dict[str, Any], rng: random.Random, options: BluffingOptions):
         persona = row.get("persona") or {}
         private = {"statement": row["statement"], "truth": bool(row["label"]), "name": persona.get("name", "the user"), "facts": list(persona.get("facts", []))}
         super().__init__([Seat(INTERROGATOR, "interrogator"), Seat(USER, USER_ROLE, private)], rng, options)
         self.statement = row["statement"]
         self.truth = bool(row["label"])
         self.private = private
-        self.max_questions = options["max_questions"]
+        self.max_questions = options.max_questions
         self.questions = 0
         self._question: str | None = None
         self._verdict_due = False
         self.host(f'The user states: "{self.statement}" The interrogator may ask up to {self.max_questions} questions.')
         self.round = 1
-        if options.get("protocol") == "paper" and self.retrospective:  # GameArena probes after the statement too
+        if options.protocol == "paper" and self.retrospective:  # GameArena probes after the statement too
             self.round = 0
             self._probe_due = True
 

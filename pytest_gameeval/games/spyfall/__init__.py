@@ -10,12 +10,11 @@ from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
-from pytest_gameeval.games.spyfall.rules import SpyFallGame, new_game
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
+from pytest_gameeval.games.spyfall.rules import SpyFallGame, SpyFallOptions, new_game
 from pytest_gameeval.games.spyfall.scripted import POLICIES
-from pytest_gameeval.games.voting import NAMING_METHODS, OUTCOMES, SPY, VILLAGER, VOTING_MODES, vote_facts
-from pytest_gameeval.games.spyfall import metrics
-from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
+from pytest_gameeval.games.voting import OUTCOMES, SPY, VILLAGER, vote_facts
+from pytest_gameeval.metrics.headline import KEYS as HEADLINE_KEYS
 
 ORIENTATIONS = ("fwd", "rev")
 
@@ -53,25 +52,11 @@ def select_pairs(pairs: list[dict[str, Any]], wanted: list[str] | None, game: st
 class SpyFallSpec(GameSpec):
     name = "spyfall"
     title = "SpyFall"
-    options = {
-        "evaluated": Option(SPY, "the side the evaluated model plays; the other side is --model-role spy=... or villager=...", (SPY, VILLAGER)),
-        "players": Option(6, "number of players (one spy)"),
-        "end_players": Option(2, "the spy wins when this many players or fewer remain (paper: 2; GameEval's code: 3)"),
-        "voting": Option("secret", "secret: simultaneous ballots announced together; public: sequential, each announced at once", VOTING_MODES),
-        "revote": Option(True, "a tie goes to a revote among the tied before the draw of lots"),
-        "naming": Option(1, "display names: 1 'Player k', 2 'Aaron One'..., 3 plain first names", NAMING_METHODS),
-        "shuffle_seats": Option(True, "seat the spy at random (else seat 1)"),
-        "shuffle_order": Option(True, "shuffle the speaking order every round"),
-        "shuffle_options": Option(True, "shuffle the vote options for every voter"),
-        "both_orientations": Option(True, "play each pair with the words swapped too"),
-        "pairs": Option(None, "only these pair ids (comma-separated)", kind=list),
-        "source": Option("all", "pairs from the paper, ours, or all", ("all", "paper", "ours")),
-    }
+    options_class = SpyFallOptions
     data_file = "pairs.jsonl"
     outcome_labels = OUTCOMES
     outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
     mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions", *HEADLINE_KEYS)
-    higher_is_better = {"evaluated_win": True, **HEADLINE_DIRECTIONS}
     win_key = "evaluated_win"
     binary_keys = ("evaluated_win", "played")
     scripted = POLICIES
@@ -84,21 +69,21 @@ class SpyFallSpec(GameSpec):
     paper_protocol = {"source": "paper", "both_orientations": False, "players": 6, "naming": 3, "shuffle_order": False,
                       "voting": "public", "revote": False, "end_players": 3}
 
-    def rows(self, options: dict[str, Any]) -> list[Row]:
+    def rows(self, options: SpyFallOptions) -> list[Row]:
         pairs = load_pairs(self.data_path(options))
-        if options.get("source", "all") != "all":
-            pairs = [p for p in pairs if p.get("source") == options["source"]]
-        pairs = select_pairs(pairs, options.get("pairs"), self.name)
-        return pair_rows(pairs, "spy", "villager", options.get("both_orientations", True))
+        if options.source != "all":
+            pairs = [p for p in pairs if p.get("source") == options.source]
+        pairs = select_pairs(pairs, options.pairs, self.name)
+        return pair_rows(pairs, "spy", "villager", options.both_orientations)
 
-    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> SpyFallGame:
+    def new_game(self, row: Row, rng: random.Random, options: SpyFallOptions) -> SpyFallGame:
         return new_game(row.data, rng, options)
 
     def bindable_roles(self) -> set[str]:
         return {SPY, VILLAGER}  # the side not evaluated (-T evaluated=spy|villager)
 
     def seat_model_roles(self, game: Game) -> dict[str, str]:
-        evaluated = game.options["evaluated"]
+        evaluated = game.options.evaluated
         other = VILLAGER if evaluated == SPY else SPY
         return {name: EVALUATED if seat.role == evaluated else other for name, seat in game.seats.items()}
 
@@ -107,12 +92,6 @@ class SpyFallSpec(GameSpec):
 
     def evaluated_side(self, record: GameRecord) -> str:
         return record.outcome["details"]["evaluated"]
-
-    def score(self, record: GameRecord) -> dict[str, float]:
-        return metrics.score(record)
-
-    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return metrics.summarize(records)
 
 
 SPEC = SpyFallSpec()

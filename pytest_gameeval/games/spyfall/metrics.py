@@ -21,6 +21,9 @@ from pytest_gameeval.games.voting import OUTCOMES, SPY, SPY_WIN, votes_per_round
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
 
+# the direction of improvement of each gated score key (True: higher is better)
+HIGHER_IS_BETTER = {"evaluated_win": True, **hl.DIRECTIONS}
+
 
 def spy_model(record: GameRecord) -> str:
     return record.seat(record.outcome["details"]["spy"])["model"]

@@ -11,12 +11,20 @@ game ends with a winner (a failed call is a missing description or an abstention
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.spyfall import prompts
-from pytest_gameeval.games.voting import Ballot, SpyWordGame, VoteStage, ballot_parser, no_own_word
+from pytest_gameeval.engine.options import option
+from pytest_gameeval.games.voting import SPY, VILLAGER, Ballot, SpyWordGame, SpyWordOptions, VoteStage, ballot_parser, no_own_word
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpyFallOptions(SpyWordOptions):
+    evaluated: str = option(SPY, "the side the evaluated model plays; the other side is --model-role spy=... or villager=...", (SPY, VILLAGER))
+    source: str = option("all", "pairs from the paper, ours, or all", ("all", "paper", "ours"))
 
 
 class SpyFallGame(SpyWordGame):
@@ -53,8 +61,8 @@ class SpyFallGame(SpyWordGame):
         return ballot.fields.get("speak") or None
 
 
-def new_game(row: dict[str, Any], rng: random.Random, options: dict[str, Any]) -> SpyFallGame:
+def new_game(row: dict[str, Any], rng: random.Random, options: SpyFallOptions) -> SpyFallGame:
     spy_word, villager_word = row["spy_word"], row["villager_word"]
     info = {"pair_id": row["pair_id"], "orientation": row["orientation"], "domain": row.get("domain"),
-            "evaluated": options["evaluated"]}
+            "evaluated": options.evaluated}
     return SpyFallGame(spy_word, villager_word, rng, options, info=info)

@@ -36,6 +36,9 @@ ALPHA = 0.05
 # answers that name no keyword: never a match, not even with each other
 NON_ANSWERS = {"", "unknown", "none", "n/a", "na", "?", "notsure", "idk", "idontknow", "nothing", "null"}
 
+# the direction of improvement of each gated score key (True: higher is better)
+HIGHER_IS_BETTER = {"guest_win": True, "guest_rounds": True, "guest_round_paper": True, "guest_voted": False, **{k: True for k in TOM_KEYS}, **hl.DIRECTIONS}
+
 
 def keyword(answer: Any) -> str | None:
     """A keyword answer, or None for a non-answer ("unknown", "?", ...)."""

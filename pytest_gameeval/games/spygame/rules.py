@@ -12,6 +12,7 @@ infers; it is then removed from every seat's view so it cannot change the game.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
@@ -20,9 +21,28 @@ from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.spygame import prompts
+from pytest_gameeval.engine.options import option
 from pytest_gameeval.games.voting import (
-    NOBODY_OUT, SPY, VILLAGER, SpyWordGame, VoteStage, ballot_parser, match_name, no_own_word,
+    DRAW_LOTS, MAX_PLAYERS, NOBODY_OUT, SPY, TIE_RULES, VILLAGER, VOTING_MODES, SpyWordGame, SpyWordOptions, VoteStage, ballot_parser,
+    match_name, no_own_word,
 )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpyGameOptions(SpyWordOptions):
+    guest: str = option(SPY, "the side of the guest (the evaluated model); hosts are --model-role host=...", (SPY, VILLAGER))
+    players: int = option(4, "number of players: one guest and players-1 hosts, one of them the spy", min=3, max=MAX_PLAYERS)
+    end_players: int = option(2, "the spy wins when this many players or fewer remain")
+    max_words: int = option(10, "longest description in words (0: no limit)", min=0)
+    word_guessing: bool = option(True, "ask for a guess of the other keyword with each description (off: ablation)")
+    reasoning: bool = option(True, "ask for reasoning about every player before each vote (off: ablation)")
+    tom: bool = option(True, "theory-of-mind probe of every player just before the first vote")
+    probe: bool = option(False, 'content-free bias probe: every description is "..."')
+    voting: str = option("secret", "secret: simultaneous ballots announced together; public: sequential", VOTING_MODES)
+    tie: str = option(DRAW_LOTS, "a tie left after any revote: lots (the host draws one) or nobody (nobody is out, next round)", TIE_RULES)
+    max_rounds: int = option(10, "with tie=nobody: the spy wins if still in the game after this many rounds", min=1)
+    shuffle_seats: bool = option(True, "seat the spy (and a villager guest) at random")
+    domains: list[str] | None = option(None, "only pairs of these domains (comma-separated)")
 
 
 def read_identity(value: Any) -> str | None:
@@ -48,27 +68,36 @@ def read_players(value: Any, others: list[str]) -> dict[str, dict[str, Any]]:
 
 class SpyGameGame(SpyWordGame):
     name = "spygame"
+    options: SpyGameOptions
+
+    @property
+    def tie_rule(self) -> str:
+        return self.options.tie
+
+    @property
+    def round_limit(self) -> int:
+        return self.options.max_rounds
 
     def seated(self) -> None:
         """Pick the guest seat (the evaluated model): the spy, or a villager."""
-        if self.options["guest"] == SPY:
+        if self.options.guest == SPY:
             self.guest = self.spy
         else:
             villagers = [n for n in self.names if n != self.spy]
-            self.guest = self.rng.choice(villagers) if self.options["shuffle_seats"] else villagers[0]
+            self.guest = self.rng.choice(villagers) if self.options.shuffle_seats else villagers[0]
         self.tom: dict[str, dict[str, Any] | None] = {}
 
     def content_free(self) -> bool:
-        return bool(self.options["probe"])
+        return self.options.probe
 
     def system_prompt(self, seat: str) -> str:
-        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players, self.options["max_words"],
-                              self.options["tie"] == NOBODY_OUT, not self.secret)
+        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players, self.options.max_words,
+                              self.tie_rule == NOBODY_OUT, not self.secret)
 
     def describe_turn(self, seat: str) -> Turn:
         word = self.seats[seat].private["word"]
-        guessing = self.options["word_guessing"] or seat != self.guest  # ablations switch off the guest only
-        max_words = self.options["max_words"]
+        guessing = self.options.word_guessing or seat != self.guest  # ablations switch off the guest only
+        max_words = self.options.max_words
         said_by_others = {squash(d["text"]) for d in self.descriptions if d["seat"] != seat and d["text"]}
         reply = prompts.describe_format(max_words, guessing)
 
@@ -85,7 +114,7 @@ class SpyGameGame(SpyWordGame):
         return Turn(seat, "describe", prompts.describe_instruction(self.round, max_words, guessing), parse, reply=reply)
 
     def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
-        reasoning = self.options["reasoning"] or seat != self.guest  # ablations switch off the guest only
+        reasoning = self.options.reasoning or seat != self.guest  # ablations switch off the guest only
         reply = prompts.vote(options, reasoning)
         parse = ballot_parser(seat, options, self.alive, self.names, reply)
         instruction = prompts.vote_instruction(options, stage.kind == "revote", reasoning)
@@ -93,7 +122,7 @@ class SpyGameGame(SpyWordGame):
 
     # -- theory-of-mind probe -----------------------------------------------------------------
     def pre_vote_turns(self) -> list[Turn]:
-        if not self.options["tom"]:
+        if not self.options.tom:
             return []
         turns = []
         for seat in self.alive:
@@ -120,12 +149,12 @@ class SpyGameGame(SpyWordGame):
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
         guest_won = (label == "spy_win") == (self.guest == self.spy)
         details.update(guest=self.guest, guest_role=self.seats[self.guest].role, guest_win=guest_won,
-                       probe=bool(self.options["probe"]), tom=self.tom if self.options["tom"] else None,
+                       probe=self.options.probe, tom=self.tom if self.options.tom else None,
                        words={n: s.private["word"] for n, s in self.seats.items()},
                        roles={n: s.role for n, s in self.seats.items()})
         super().finish(label, winner, **details)
 
 
-def new_game(row: dict[str, Any], rng: random.Random, options: dict[str, Any]) -> SpyGameGame:
+def new_game(row: dict[str, Any], rng: random.Random, options: SpyGameOptions) -> SpyGameGame:
     info = {"pair_id": row["pair_id"], "orientation": row["orientation"], "domain": row.get("domain")}
     return SpyGameGame(row["spy_word"], row["villager_word"], rng, options, info=info)

@@ -9,14 +9,11 @@ from typing import Any
 from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.matching import squash
-from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
-from pytest_gameeval.games.spygpt.rules import OUTCOMES, SpyGPTGame
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
+from pytest_gameeval.games.spygpt.rules import MODES, OUTCOMES, SpyGPTGame, SpyGPTOptions
 from pytest_gameeval.games.spygpt.scripted import POLICIES
-from pytest_gameeval.games.spygpt import metrics
-from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
+from pytest_gameeval.metrics.headline import KEYS as HEADLINE_KEYS
 
-MODES = ("aggressive", "conservative")
 
 
 def load_targets(path: Path) -> list[dict[str, Any]]:
@@ -34,42 +31,28 @@ class SpyGPTSpec(GameSpec):
     name = "spygpt"
     title = "SpyGPT"
     data_file = "targets.jsonl"
-    options = {
-        "mode": Option("both", "aggressive (be guessable), conservative (blend in) or both", ("both", *MODES)),
-        "targets": Option(None, "only these target ids (comma-separated)", kind=list),
-    }
+    options_class = SpyGPTOptions
     model_roles = {"describer": EVALUATED, "judge": "judge"}
     outcome_labels = OUTCOMES
     outcome_names = {"judged": "described and judged", "no_description": "the describer gave no valid description"}
     mean_keys = tuple(f"{m}_{k}" for m in MODES for k in ("target", "distractor", "margin")) + (
         "unparsed_judgements", "description_words", *HEADLINE_KEYS)
     binary_keys = ("played",)
-    higher_is_better = {
-        "aggressive_target": True, "aggressive_distractor": False, "aggressive_margin": True,
-        "conservative_target": False, "conservative_distractor": True, "conservative_margin": False,
-        "no_description": False, **HEADLINE_DIRECTIONS,
-    }
     scripted = POLICIES
 
-    def rows(self, options: dict[str, Any]) -> list[Row]:
+    def rows(self, options: SpyGPTOptions) -> list[Row]:
         targets = load_targets(self.data_path(options))
-        if options.get("targets"):
-            wanted = options["targets"]
+        if options.targets:
+            wanted = options.targets
             unknown = sorted(set(wanted) - {t["id"] for t in targets})
             if unknown:
                 raise GameEvalError(f"spygpt: unknown target id(s) {', '.join(unknown)}")
             targets = [t for t in targets if t["id"] in wanted]
-        modes = MODES if options["mode"] == "both" else (options["mode"],)
+        modes = MODES if options.mode == "both" else (options.mode,)
         return [Row(f"{mode}-{t['id']}", {**t, "mode": mode}) for mode in modes for t in targets]
 
-    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> SpyGPTGame:
+    def new_game(self, row: Row, rng: random.Random, options: SpyGPTOptions) -> SpyGPTGame:
         return SpyGPTGame(row.data, rng, options)
-
-    def score(self, record: GameRecord) -> dict[str, float]:
-        return metrics.score(record)
-
-    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return metrics.summarize(records)
 
 
 SPEC = SpyGPTSpec()

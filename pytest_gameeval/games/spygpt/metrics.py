@@ -15,12 +15,17 @@ from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
-from pytest_gameeval.games.spygpt.rules import DESCRIBER
+from pytest_gameeval.games.spygpt.rules import DESCRIBER, MODES, OUTCOMES
 from pytest_gameeval.metrics import headline as hl
 
-MODES = ("aggressive", "conservative")
-OUTCOMES = ("judged", "no_description")
 NAN = float("nan")
+
+# the direction of improvement of each gated score key (True: higher is better)
+HIGHER_IS_BETTER = {
+    "aggressive_target": True, "aggressive_distractor": False, "aggressive_margin": True,
+    "conservative_target": False, "conservative_distractor": True, "conservative_margin": False,
+    "no_description": False, **hl.DIRECTIONS,
+}
 
 
 def distractor_mean(details: dict[str, Any]) -> float:

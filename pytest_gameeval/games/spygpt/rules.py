@@ -20,17 +20,26 @@ from __future__ import annotations
 import json
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher
+from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.parsing import json_objects
 from pytest_gameeval.games.spygpt import prompts
 from pytest_gameeval.games.spygpt.prompts import WORD_LIMITS
 
 DESCRIBER = "Describer"
 OUTCOMES = ("judged", "no_description")
+MODES = ("aggressive", "conservative")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpyGPTOptions(DataGameOptions):
+    mode: str = option("both", "aggressive (be guessable), conservative (blend in) or both", ("both", *MODES))
+    targets: list[str] | None = option(None, "only these target ids (comma-separated)")
 _WORDS = re.compile(r"[\w'’-]+")
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 SCORE_FORMAT = "reply with a single whole number from 1 to 5"
@@ -72,7 +81,7 @@ def parse_score(text: str) -> int:
 class SpyGPTGame(Game):
     name = "spygpt"
 
-    def __init__(self, item: dict[str, Any], rng: random.Random, options: dict[str, Any]):
+    def __init__(self, item: dict[str, Any], rng: random.Random, options: SpyGPTOptions):
         self.mode = item["mode"]
         self.target = item["target"]
         self.distractors = list(item["distractors"])

@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, plural_forms, squash
+from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
-from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame, parse_ranked_list, ranked_list_instruction
+from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame, ArenaOptions, parse_ranked_list, ranked_list_instruction
 from pytest_gameeval.games.taboo import prompts
 from pytest_gameeval.games.taboo.prompts import GUESSER, MAX_CLUE
 
@@ -59,21 +61,27 @@ def guess_is_right(guess: str, word: str) -> bool:
     return squash(guess) in {squash(form) for form in plural_forms(word.lower())}
 
 
+@dataclass(frozen=True, kw_only=True)
+class TabooOptions(ArenaOptions):
+    max_rounds: int = option(5, "rounds the guesser must survive", min=1)
+    words: list[str] | None = option(None, "only these word ids (comma-separated)")
+
+
 class TabooGame(ArenaGame):
     name = "taboo"
     evaluated_seat = GUESSER
 
-    def __init__(self, row: dict[str, Any], rng: random.Random, options: dict[str, Any]):
+    def __init__(self, row: dict[str, Any], rng: random.Random, options: TabooOptions):
         related = list(row.get("related", []))
         seats = [Seat(GUESSER, "guesser"), Seat(USER, USER_ROLE, {"word": row["word"], "related": related})]
         super().__init__(seats, rng, options)
         self.word = row["word"]
         self.related = related
         self.matcher = WordMatcher(self.word)
-        self.max_rounds = options["max_rounds"]
+        self.max_rounds = options.max_rounds
         self._clue_given = False
         self.said_in: int | None = None  # first round whose reply said the word outside a guess
-        self.paper = options.get("protocol") == "paper"
+        self.paper = options.protocol == "paper"
         self._guess_due = False  # protocol=paper: told it said the word, the guesser must guess now
         self.host(f"Taboo begins: {self.max_rounds} rounds.")
         self.round = 1

@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Option, Row
-from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS
-from pytest_gameeval.games.tofukingdom.rules import OUTCOMES, TofuKingdomGame
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
+from pytest_gameeval.games.tofukingdom.roles import CAMP_OF
+from pytest_gameeval.games.tofukingdom.rules import OUTCOMES, TofuKingdomGame, TofuKingdomOptions
 from pytest_gameeval.games.tofukingdom.scripted import POLICIES
-from pytest_gameeval.games.tofukingdom import metrics
-from pytest_gameeval.metrics.headline import DIRECTIONS as HEADLINE_DIRECTIONS, KEYS as HEADLINE_KEYS
+from pytest_gameeval.metrics.headline import KEYS as HEADLINE_KEYS
 
 
 class TofuKingdomSpec(GameSpec):
     name = "tofukingdom"
     title = "TofuKingdom"
-    options = {
-        "evaluated": Option("prince", "the camp the evaluated model plays (every role of it)", CAMPS),
-        "games": Option(20, "number of games (each a seeded deal of identities)"),
-    }
+    options_class = TofuKingdomOptions
     # Model roles are per camp (see seat_model_roles): the evaluated camp is the evaluated
     # model; the other camps are bound with --model-role prince=... / queen=... / spy=...
     model_roles = {role: camp for role, camp in CAMP_OF.items()}
@@ -30,39 +24,29 @@ class TofuKingdomSpec(GameSpec):
     outcome_names = {"prince": "the Prince named the Princess (the Prince's camp wins)", "queen": "the Prince named the Queen (the Queen's camp wins)", "spy": "the Prince named someone else (the Spy's camp wins)",
                      "void": "protocol=paper: every attempt ended without a valid reply (no camp wins)"}
     mean_keys = ("win", "evaluated_rule_violations", "answer_rule_violations", "forfeited_answers", "obligation_breaches", *HEADLINE_KEYS)
-    higher_is_better = {"win": True, "evaluated_rule_violations": False, **HEADLINE_DIRECTIONS}
     win_key = "win"
     binary_keys = ("win", "played")
     scripted = POLICIES
 
-    def rows(self, options: dict[str, Any]) -> list[Row]:
-        n = options["games"]
-        if n < 1:
-            raise GameEvalError("tofukingdom: games must be at least 1")
-        return [Row(f"game-{i:03d}", {"index": i}) for i in range(1, n + 1)]
+    def rows(self, options: TofuKingdomOptions) -> list[Row]:
+        return [Row(f"game-{i:03d}", {"index": i}) for i in range(1, options.games + 1)]
 
-    def new_game(self, row: Row, rng: random.Random, options: dict[str, Any]) -> TofuKingdomGame:
+    def new_game(self, row: Row, rng: random.Random, options: TofuKingdomOptions) -> TofuKingdomGame:
         return TofuKingdomGame(rng, options)
 
     def seat_model_roles(self, game: Game) -> dict[str, str]:
-        evaluated = game.options["evaluated"]
+        evaluated = game.options.evaluated
         out = {}
         for name, seat in game.seats.items():
             camp = CAMP_OF[seat.role]
             out[name] = EVALUATED if camp == evaluated else camp
         return out
 
-    def case_key(self, row: Row, options: dict[str, Any]) -> str:
-        return f"{options['evaluated']}-{row.id}"
+    def case_key(self, row: Row, options: TofuKingdomOptions) -> str:
+        return f"{options.evaluated}-{row.id}"
 
     def evaluated_side(self, record: GameRecord) -> str:
         return record.outcome["details"]["evaluated"]
-
-    def score(self, record: GameRecord) -> dict[str, float]:
-        return metrics.score(record)
-
-    def summarize(self, records: list[GameRecord]) -> dict[str, Any]:
-        return metrics.summarize(records)
 
 
 SPEC = TofuKingdomSpec()

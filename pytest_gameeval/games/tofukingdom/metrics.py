@@ -14,6 +14,9 @@ from pytest_gameeval.metrics import headline as hl
 
 ANSWER_ACTIONS = ("answer", "extra_answer")
 
+# the direction of improvement of each gated score key (True: higher is better)
+HIGHER_IS_BETTER = {"win": True, "evaluated_rule_violations": False, **hl.DIRECTIONS}
+
 
 def camp_models(record: GameRecord) -> dict[str, str]:
     """camp -> the model (label) that played every seat of it."""

@@ -24,14 +24,17 @@ attempts the game ends "void" (no camp wins; left out of the win rates).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import squash
+from pytest_gameeval.engine.options import GameOptions, option
 from pytest_gameeval.games.tofukingdom import prompts
 from pytest_gameeval.games.tofukingdom.roles import (
+    CAMPS,
     CAMP_OF, FREE, HIDDEN_ROLES, OBLIGATION, PRINCE, QUESTIONS, TRUTH, question_text, title, true_answer,
     winning_camp,
 )
@@ -69,10 +72,16 @@ def read_role(text: Any) -> str | None:
     return key if key in HIDDEN_ROLES else None
 
 
+@dataclass(frozen=True, kw_only=True)
+class TofuKingdomOptions(GameOptions):
+    evaluated: str = option("prince", "the camp the evaluated model plays (every role of it)", CAMPS)
+    games: int = option(20, "number of games (each a seeded deal of identities)", min=1)
+
+
 class TofuKingdomGame(Game):
     name = "tofukingdom"
 
-    def __init__(self, rng: random.Random, options: dict[str, Any]):
+    def __init__(self, rng: random.Random, options: TofuKingdomOptions):
         names = player_names()
         roles = list(HIDDEN_ROLES)
         rng.shuffle(roles)  # seeded: anonymous names, shuffled identities
@@ -88,7 +97,7 @@ class TofuKingdomGame(Game):
         self.current: dict[str, Any] = {}
         self.extra_addressee: str | None = None
         self.forfeits = {"ask": 0, "answer": 0, "extra": 0, "extra_answer": 0, "choose": 0}
-        self.paper = options.get("protocol") == "paper"
+        self.paper = options.protocol == "paper"
         self.voided: list[str] = []  # protocol=paper: why each void attempt was void
         self.round = 1
         self.host(f"TofuKingdom begins. The Prince questions {', '.join(names)}, one question each.")
@@ -253,7 +262,7 @@ class TofuKingdomGame(Game):
         self.finish(
             camp or VOID, camp,
             chosen=chosen, chosen_role=chosen_role, pick_forfeit=forfeit,
-            identities=dict(self.identities), evaluated=self.options.get("evaluated", "prince"),
+            identities=dict(self.identities), evaluated=self.options.evaluated,
             extra_addressee=self.extra_addressee, extra_answerer=self.current.get("answerer") if self.extra_addressee else None,
             forfeits=dict(self.forfeits), voided=list(self.voided), asking_order=list(self.queue),
         )

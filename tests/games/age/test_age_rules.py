@@ -267,8 +267,8 @@ def test_all_oracle_game_scores_zero(data):
 # -- bad input ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("given, message", [
     ({"lists": "nonsense"}, "unknown list"),
-    ({"players": 1}, "players must be"),
-    ({"max_rounds": 0}, "max_rounds"),
+    ({"players": 1}, "task argument players=1 must be between 2 and 8"),
+    ({"max_rounds": 0}, "task argument max_rounds=0 must be at least 1"),
     ({"pairs": "zzz"}, "unknown pair"),
 ])
 def test_bad_task_arguments(data, given, message):
