@@ -17,7 +17,8 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.games.voting import OUTCOMES, SPY, SPY_WIN, votes_per_round
+from pytest_gameeval.games.ballots import votes_per_round
+from pytest_gameeval.games.voting import OUTCOMES, SPY, SPY_WIN
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_gameeval.engine.replies import Field, ReplyFormat
-from pytest_gameeval.games.voting import vote_format
+from pytest_gameeval.games.ballots import vote_format
 
 THOUGHT = Field("thought", "<your private reasoning>", 100, content="private")
 DESCRIBE = ReplyFormat("spyfall_describe", (THOUGHT, Field("speak", "<your description>", 120)))

@@ -18,7 +18,8 @@ from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.spyfall import prompts
 from pytest_gameeval.engine.options import option
-from pytest_gameeval.games.voting import SPY, VILLAGER, Ballot, SpyWordGame, SpyWordOptions, VoteStage, ballot_parser, no_own_word
+from pytest_gameeval.games.ballots import Ballot, VoteStage, ballot_parser
+from pytest_gameeval.games.voting import SPY, VILLAGER, SpyWordGame, SpyWordOptions, no_own_word
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -26,7 +26,8 @@ from scipy import stats
 
 from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.games.voting import OUTCOMES, same_word, votes_per_round
+from pytest_gameeval.games.ballots import votes_per_round
+from pytest_gameeval.games.voting import OUTCOMES, same_word
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
 

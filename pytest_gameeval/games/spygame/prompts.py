@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pytest_gameeval.engine.replies import Field, ReplyFormat, object_schema
-from pytest_gameeval.games.voting import vote_format
+from pytest_gameeval.games.ballots import vote_format
 
 
 def system(name: str, names: list[str], word: str, end_players: int, max_words: int,

@@ -22,9 +22,9 @@ from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.spygame import prompts
 from pytest_gameeval.engine.options import option
+from pytest_gameeval.games.ballots import VoteStage, ballot_parser, match_name
 from pytest_gameeval.games.voting import (
-    DRAW_LOTS, MAX_PLAYERS, NOBODY_OUT, SPY, TIE_RULES, VILLAGER, VOTING_MODES, SpyWordGame, SpyWordOptions, VoteStage, ballot_parser,
-    match_name, no_own_word,
+    DRAW_LOTS, MAX_PLAYERS, NOBODY_OUT, SPY, TIE_RULES, VILLAGER, VOTING_MODES, SpyWordGame, SpyWordOptions, no_own_word,
 )
 
 
