@@ -90,17 +90,7 @@ def test_engine_imports_no_player_implementation(graph):
     assert chain is None, f"engine/ reaches players/: {' -> '.join(chain)}"
 
 
-def _engine_modules() -> list:
-    params = []
-    for path in sorted((ROOT / PACKAGE / "engine").glob("*.py")):
-        marks = []
-        if path.name == "spec.py":  # SCRIPTED_MODEL and two option help texts; they leave with typed options
-            marks = [pytest.mark.xfail(strict=True, reason="spec.py still names gameeval/scripted and gameeval/local (issue 29: typed options)")]
-        params.append(pytest.param(path, id=path.name, marks=marks))
-    return params
-
-
-@pytest.mark.parametrize("path", _engine_modules())
+@pytest.mark.parametrize("path", sorted((ROOT / PACKAGE / "engine").glob("*.py")), ids=lambda p: p.name)
 def test_engine_names_no_provider(path):
     """Which models decode with a schema, which model plays a reference seat: the front ends and
     backends decide and tell the engine (a player's `structured`, a binder)."""
