@@ -16,11 +16,8 @@ games' code load only when a model is given).
 
 from __future__ import annotations
 
-from pytest_gameeval.pytest_plugin.items import GameCaseItem, GameEvalCollector
-from pytest_gameeval.pytest_plugin.options import settings_from_config
-from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX
-from pytest_gameeval.pytest_plugin.state import GameEvalState
-
+# No import of the modules below here: pytest must import them itself (as plugins, with assertion
+# rewriting) or it warns "Module already imported so cannot be rewritten" in every user's run.
 pytest_plugins = [
     "pytest_gameeval.pytest_plugin.options",  # --gameeval-* options and ini keys -> Settings
     "pytest_gameeval.pytest_plugin.session",  # configure: inputs checked, journal, progress; unconfigure
@@ -28,5 +25,3 @@ pytest_plugins = [
     "pytest_gameeval.pytest_plugin.fixtures",  # gameeval_settings, gameeval_play
     "pytest_gameeval.pytest_plugin.report_writer",  # merge, report, gate, terminal summary
 ]  # xdist_hooks: registered by session.pytest_configure when pytest-xdist is installed
-
-__all__ = ["NODE_PREFIX", "GameCaseItem", "GameEvalCollector", "GameEvalState", "settings_from_config"]

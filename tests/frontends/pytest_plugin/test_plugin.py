@@ -288,3 +288,13 @@ def test_inspects_own_deprecation_warning_does_not_reach_the_users_summary(pytes
         server.wait(10)
     result.assert_outcomes(passed=1)
     assert "'initial' parameter is deprecated" not in result.stdout.str()
+
+
+def test_a_users_run_shows_no_warning_from_the_plugin(tmp_path):
+    """The plugin's modules are imported by pytest itself: importing them first from the entry
+    module made pytest warn 'Module already imported so cannot be rewritten' in every run."""
+    run_ = subprocess.run([sys.executable, "-m", "pytest", "--gameeval-only", "-p", "no:cacheprovider", *ASKGUESS[:2],
+                           "--gameeval-model", ORACLE, "--gameeval-limit", "1", "-W", "error::pytest.PytestWarning"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run_.returncode == 0, run_.stdout[-2000:] + run_.stderr[-2000:]
+    assert "cannot be rewritten" not in run_.stdout + run_.stderr and "warnings summary" not in run_.stdout
