@@ -1,12 +1,14 @@
-"""What the tests share: one fake player (a seat no model plays).
+"""What the tests share: one fake player (a seat no model plays) and a game with every seat one.
 
-Test modules import it as `from conftest import FakePlayer` (pytest puts this folder on the path
+Test modules import them as `from conftest import FakePlayer, play_all_fake` (pytest puts this folder on the path
 when it loads this file)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Callable
 
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 Answer = Callable[[TurnContext], "str | Reply | None"]
@@ -42,3 +44,14 @@ class FakePlayer(Player):
         if changed is None:
             return reply
         return changed if isinstance(changed, Reply) else Reply(changed)
+
+
+def play_all_fake(spec: Any, row: Any, epoch: int, options: Any, answer: Answer) -> tuple[Any, dict[str, FakePlayer]]:
+    """One game with every seat a FakePlayer answering by `answer`: the record and the seats' players."""
+    players: dict[str, FakePlayer] = {}
+
+    def bind(seat: Any, role: str) -> FakePlayer:
+        players[seat.name] = FakePlayer(answer, label=seat.name)
+        return players[seat.name]
+
+    return asyncio.run(play_case(spec, row, epoch, options, bind)), players

@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from conftest import FakePlayer
+from conftest import play_all_fake
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG
@@ -25,15 +25,7 @@ def row(pair="ipad-iphone", orientation="fwd"):
 
 
 def play(fn, pair="ipad-iphone", epoch=0, **options):
-    opts = SPEC.parse_options({**FIXED, **options})
-    players = {}
-
-    def bind(seat, role):
-        players[seat.name] = FakePlayer(fn, label=seat.name)
-        return players[seat.name]
-
-    record = asyncio.run(play_case(SPEC, row(pair), epoch, opts, bind))
-    return record, players
+    return play_all_fake(SPEC, row(pair), epoch, SPEC.parse_options({**FIXED, **options}), fn)
 
 
 def voting(choose, describe=lambda ctx: cot(f"clue from {ctx.seat.name}")):

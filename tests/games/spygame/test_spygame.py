@@ -1,16 +1,14 @@
 """SpyGame rules on scripted replies: guest seat, descriptions, ablations, probe mode, ToM probe."""
 
-import asyncio
 import json
 
 import pytest
-from conftest import FakePlayer
+from conftest import play_all_fake
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.engine.play import play_case
 
 SPEC = get_spec("spygame")
 FIXED = dict(shuffle_seats=False, shuffle_order=False, shuffle_options=False)  # spy = Player 1 = guest
@@ -48,15 +46,7 @@ def catch_spy(ctx):
 
 
 def play(fn, pair="apple-pear", epoch=0, **options):
-    opts = SPEC.parse_options({**FIXED, **options})
-    players = {}
-
-    def bind(seat, role):
-        players[seat.name] = FakePlayer(fn, label=seat.name)
-        return players[seat.name]
-
-    record = asyncio.run(play_case(SPEC, row(pair), epoch, opts, bind))
-    return record, players
+    return play_all_fake(SPEC, row(pair), epoch, SPEC.parse_options({**FIXED, **options}), fn)
 
 
 def test_guest_is_the_spy_by_default_and_hosts_are_bound_to_host():
