@@ -137,12 +137,9 @@ def paired_test(pairs: list[tuple[float, float]], alpha: float = 0.05) -> dict[s
             "tied_pairs": int((d == 0).sum())}
 
 
-def played_share(game: str, records: list[Any]) -> float | None:
+def played_share(cases: list[dict[str, Any]]) -> float | None:
     """The share of games the evaluated seat played (headline's `played`): the floor's cause."""
-    from pytest_gameeval.games.registry import get_spec
-
-    spec = get_spec(game)
-    values = [spec.score(r).get("played") for r in records]
+    values = [c["scores"].get("played") for c in cases]
     values = [v for v in values if v is not None and v == v]
     return sum(values) / len(values) if values else None
 
@@ -229,7 +226,7 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
             "model_identities": names,
             # each model over all the games it played; the paired comparison over the cases both played
             "values": {slug(models[0]): _value(paired["alone"][0]), slug(models[1]): _value(paired["alone"][1])},
-            "played": {slug(m): played_share(game, recs) for m, recs in zip(models, records)},
+            "played": {slug(m): played_share(side) for m, side in zip(models, cases)},
             "paired": {"paired": judged["paired"], "difference": change.get("change"), "ci": change.get("ci"),
                        "p": change.get("p"), "test": change.get("test"), **paired_test(pairs)},
             "verdict": f"{slug(models[1])} {judged['result']} than {slug(models[0])}"
