@@ -78,7 +78,7 @@ def _play(driver, game: str, shots: Path | None, javascript: bool) -> str:
             assert driver.execute_script("return window.arenaNoReload === true;"), "the page reloaded"
         lines = driver.find_elements(By.CSS_SELECTOR, "#transcript li.you")
         assert lines and lines[-1].text.endswith(text)
-        if shots and turn == 1:
+        if shots and turn <= 1:  # the second move's page, or the first's when the game ends after one move
             driver.save_screenshot(str(shots / f"arena-{game}.png"))
     raise AssertionError(f"{game} did not end within 30 moves")
 
