@@ -6,6 +6,8 @@ and `gameeval report diff` read human games like model-only runs.
 Each session is one sample: its record in the metadata (as the solver stores it), the game as the
 evaluated seat saw it in the Messages tab, scored by the game's own scorer (inspect's `score`).
 Sample ids are a digest of the session id, never the id itself (the id opens the session).
+People's text is untrusted: the log asks inspect view to show its content as plain text
+(ViewerConfig(trust_content=False)), so a person's markdown, links or HTML never render.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
     from inspect_ai import score
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, EvalStats
     from inspect_ai.model import get_model
+    from inspect_ai.viewer import ViewerConfig
 
     from pytest_gameeval.arena.live import case_row
     from pytest_gameeval.inspect_ext.scorer import game_scorer
@@ -69,7 +72,7 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
         eval=EvalSpec(
             created=_iso(min(s.created_at for s in sessions)), task=spec.name, task_version=0,
             dataset=EvalDataset(name=f"{spec.name} (gameeval arena)", samples=len(ids), sample_ids=ids),
-            model=model, model_roles=None, config=EvalConfig(),
+            model=model, model_roles=None, config=EvalConfig(), viewer=ViewerConfig(trust_content=False),
             metadata={"gameeval_game": spec.name, "gameeval_options": _options(sessions), "gameeval_arena": True,
                       "gameeval_user_seat": "people in a browser (gameeval arena)"},
         ),

@@ -22,7 +22,7 @@ import json
 import random
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_gameeval.engine.errors import EngineError, GameEvalError
@@ -31,7 +31,7 @@ from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.spec import GameSpec, Row
-from pytest_gameeval.arena.store import Move, Session, Store
+from pytest_gameeval.arena.store import Move, Session, Store, storable
 from pytest_gameeval.games.arena.rules import USER_ROLE
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.players.scripted import ScriptedPlayer
@@ -101,14 +101,20 @@ def new_session(spec: GameSpec, model: str, player: str | None, task_args: dict[
 
 
 class _Moves:
-    """The session's stored moves, handed out in order; then new ones, each stored as it is made."""
+    """The session's stored moves, handed out in order; then new ones, each stored as it is made.
+    A move whose text the store had to change (storable) adds a note to the record (`notes`)."""
 
-    def __init__(self, session: Session, store: Store, new_text: str | None):
+    def __init__(self, session: Session, store: Store, new_text: str | None, notes: list[str]):
         self.session = session
         self.store = store
         self.stored = session.history
         self.next = 0
         self.new_text = new_text
+        self.notes = notes
+
+    def _note(self, move: Move) -> None:
+        if move.changed:
+            self.notes.append(f"move {move.seq} ({move.seat}, {move.action}): {move.changed}")
 
     def replay(self, ctx: TurnContext) -> Reply | None:
         if self.next >= len(self.stored):
@@ -118,14 +124,20 @@ class _Moves:
             raise EngineError(f"session {self.session.id[:8]}: stored move {move.seq} is {move.seat}/{move.action}, "
                               f"the game asks {ctx.seat.name}/{ctx.turn.action}")
         self.next += 1
+        self._note(move)
         return Reply(move.text)
 
-    async def store_new(self, ctx: TurnContext, text: str, by_person: bool, model_ms: float | None = None) -> None:
-        move = Move(self.next, ctx.seat.name, ctx.turn.action, text, by_person, model_ms=model_ms)
+    async def store_new(self, ctx: TurnContext, text: str, by_person: bool, model_ms: float | None = None) -> str:
+        """Store a new move; returns its text as stored, which the game then plays (so a replay
+        from the store plays the very same game)."""
+        text, changed = storable(text)
+        move = Move(self.next, ctx.seat.name, ctx.turn.action, text, by_person, model_ms=model_ms, changed=changed)
         if not await asyncio.to_thread(self.store.add_move, self.session.id, move):
             raise MoveConflict(f"move {move.seq} of this session was already made")
         self.stored.append(move)
         self.next += 1
+        self._note(move)
+        return text
 
 
 class PersonSeat(Player):
@@ -142,13 +154,11 @@ class PersonSeat(Player):
             return stored
         if ctx.turn.record_only:  # a measurement, not a move: the person never sees it
             reply = await self.judge.act(ctx)
-            await self.moves.store_new(ctx, reply.text, by_person=False)
-            return reply
+            return replace(reply, text=await self.moves.store_new(ctx, reply.text, by_person=False))
         if self.moves.new_text is None:
             raise AwaitingPerson(ctx)
         text, self.moves.new_text = self.moves.new_text, None
-        await self.moves.store_new(ctx, text, by_person=True)
-        return Reply(text)
+        return Reply(await self.moves.store_new(ctx, text, by_person=True))
 
 
 class ModelSeat(Player):
@@ -175,8 +185,8 @@ class ModelSeat(Player):
             self.model_seconds += time.perf_counter() - started
         if reply.error is not None:
             raise ModelFailed(f"the model's call failed: {reply.error.splitlines()[0][:200]}")
-        await self.moves.store_new(ctx, reply.text, by_person=False, model_ms=round(1000 * (time.perf_counter() - started), 3))
-        return reply
+        stored = await self.moves.store_new(ctx, reply.text, by_person=False, model_ms=round(1000 * (time.perf_counter() - started), 3))
+        return replace(reply, text=stored)
 
 
 _rows: dict[str, list[Row]] = {}
@@ -205,7 +215,9 @@ async def advance(spec: GameSpec, session: Session, store: Store, model_player: 
     """Play `session` as far as it goes; (where it stopped, seconds spent waiting for the model).
 
     Raises ModelFailed (nothing of the model's turn stored) or MoveConflict."""
-    moves = _Moves(session, store, new_text)
+    notes = [f"user seat played by a person in the browser (gameeval arena); evaluated model {session.model}",
+             "the user seat's record-only turns (judge classifications) answered by the game's scripted user policy"]
+    moves = _Moves(session, store, new_text, notes)
     model_seat = ModelSeat(moves, model_player, timeout)
 
     def bind(seat: Seat, model_role: str) -> Player:
@@ -215,8 +227,6 @@ async def advance(spec: GameSpec, session: Session, store: Store, model_player: 
         judge = ScriptedPlayer(spec.scripted[strength][USER_ROLE], derive_seed(session.seed, seat.name), f"scripted/{strength}")
         return PersonSeat(moves, judge, person_label(session.player))
 
-    notes = [f"user seat played by a person in the browser (gameeval arena); evaluated model {session.model}",
-             "the user seat's record-only turns (judge classifications) answered by the game's scripted user policy"]
     try:
         record = await play_case(spec, case_row(spec, session), 0, session.options, bind, notes=notes)
     except AwaitingPerson as waiting:

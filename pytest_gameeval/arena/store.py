@@ -14,12 +14,14 @@ nothing, so a move is never stored twice nor lost silently.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine, make_url
@@ -45,7 +47,11 @@ moves_table = sa.Table(
     sa.Column("session_id", sa.String(64), primary_key=True), sa.Column("seq", sa.Integer, primary_key=True),
     sa.Column("seat", sa.String(64)), sa.Column("action", sa.String(32)), sa.Column("text", sa.Text),
     sa.Column("by_person", sa.Boolean), sa.Column("created_at", sa.Float), sa.Column("model_ms", sa.Float),
+    sa.Column("changed", sa.String(200)),
 )
+# what neither store can hold the same way: PostgreSQL refuses NUL in text, SQLite keeps it; neither
+# driver encodes a lone surrogate (invalid UTF-8 never gets this far: the web form refuses it)
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 @dataclass
@@ -57,6 +63,21 @@ class Move:
     by_person: bool
     created_at: float = 0.0
     model_ms: float | None = None
+    changed: str | None = None  # what storable() changed in the text as received, else None
+
+
+def unstorable(text: str) -> str | None:
+    """What in `text` no store can hold (a person's reply with it is refused), or None."""
+    found = UNSTORABLE.search(text)
+    if found is None:
+        return None
+    return "a NUL character" if found.group() == "\x00" else "a lone surrogate (not valid Unicode)"
+
+
+def storable(text: str) -> tuple[str, str | None]:
+    """(`text` with every character no store can hold replaced by U+FFFD, what was changed or None)."""
+    cleaned, n = UNSTORABLE.subn("\ufffd", text)
+    return cleaned, (f"{n} character(s) no store can hold (NUL, lone surrogate) replaced by U+FFFD" if n else None)
 
 
 @dataclass
@@ -79,15 +100,49 @@ class Session:
     history: list[Move] = field(default_factory=list)
 
 
+def shown_db(given: str) -> str:
+    """`--db` as it may be printed: a URL's password (in its user part or its query) masked."""
+    if "://" not in given:
+        return given
+    try:
+        url = make_url(given)
+    except (sa.exc.ArgumentError, ValueError):
+        return "(a database URL that could not be read)"
+    if "password" in url.query:  # libpq takes one there too
+        url = url.update_query_dict({"password": "***"})
+    return url.render_as_string(hide_password=True).replace("%2A%2A%2A", "***")
+
+
+def _secrets_of(given: str) -> list[str]:
+    """The password of a URL, as given and as decoded, to scrub from a driver's message."""
+    try:
+        url = make_url(given) if "://" in given else None
+    except (sa.exc.ArgumentError, ValueError):
+        return [given]
+    found = [url.password, url.query.get("password")] if url is not None else []
+    words = {str(w) for w in found if w and isinstance(w, str)}
+    return sorted(words | {quote(w, safe="") for w in words} | {quote_plus(w) for w in words}, key=len, reverse=True)
+
+
+def scrubbed(message: str, given: str) -> str:
+    """A driver's message with the URL's password masked (libpq never prints it; this makes sure)."""
+    for secret in _secrets_of(given):
+        message = message.replace(secret, "***")
+    return message
+
+
 def database_url(given: str) -> str:
     """A SQLAlchemy URL from what the user typed: a URL, or a path to a SQLite file."""
     if "://" not in given:
         return f"sqlite:///{Path(given).expanduser().absolute()}"
-    url = make_url(given)
+    try:
+        url = make_url(given)
+    except (sa.exc.ArgumentError, ValueError):
+        raise GameEvalError(f"--db {shown_db(given)}: give a SQLite file or a postgresql:// URL") from None
     if url.drivername in ("postgresql", "postgres"):
         return url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
     if url.drivername not in ("sqlite", "postgresql+psycopg"):
-        raise GameEvalError(f"--db {url.render_as_string()}: give a SQLite file or a postgresql:// URL")
+        raise GameEvalError(f"--db {shown_db(given)}: give a SQLite file or a postgresql:// URL")
     return given
 
 
@@ -105,14 +160,15 @@ def connect(given: str) -> Engine:
         path = Path(make_url(url).database or "")
         if not path.parent.is_dir():
             raise GameEvalError(f"--db {given}: directory {path.parent} does not exist")
-        engine = sa.create_engine(url, connect_args={"timeout": 30}, pool_size=8, max_overflow=32)
+        engine = sa.create_engine(url, connect_args={"timeout": 30}, pool_size=8, max_overflow=32, hide_parameters=True)
         sa.event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     try:
         import psycopg  # noqa: F401
     except ImportError:
         raise GameEvalError("PostgreSQL needs psycopg: pip install 'pytest-gameeval[arena]'") from None
-    return sa.create_engine(url, pool_size=8, max_overflow=32, pool_pre_ping=True)
+    # hide_parameters: a statement's error never prints its bound values (a person's text, a session id)
+    return sa.create_engine(url, pool_size=8, max_overflow=32, pool_pre_ping=True, hide_parameters=True)
 
 
 def migrate(engine: Engine) -> None:
@@ -132,8 +188,9 @@ class Store:
         self.engine = connect(given)
         try:
             migrate(self.engine)
-        except sa.exc.OperationalError as e:
-            raise GameEvalError(f"--db {given}: cannot open the database: {str(e.orig).splitlines()[0]}") from None
+        except sa.exc.SQLAlchemyError as e:
+            reason = str(getattr(e, "orig", None) or type(e).__name__).strip().splitlines()[:1] or [type(e).__name__]
+            raise GameEvalError(f"--db {shown_db(given)}: cannot open the database: {scrubbed(reason[0], given)}") from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -174,7 +231,7 @@ class Store:
                 return False
             c.execute(moves_table.insert().values(
                 session_id=session_id, seq=move.seq, seat=move.seat, action=move.action, text=move.text,
-                by_person=move.by_person, created_at=move.created_at, model_ms=move.model_ms))
+                by_person=move.by_person, created_at=move.created_at, model_ms=move.model_ms, changed=move.changed))
         return True
 
     def finish(self, session_id: str, record: dict[str, Any]) -> None:
@@ -197,8 +254,8 @@ class Store:
             moves = c.execute(sa.select(moves_table).where(moves_table.c.session_id == session_id)
                               .order_by(moves_table.c.seq)).mappings().all()
         session = _session(row)
-        session.history = [Move(m["seq"], m["seat"], m["action"], m["text"], bool(m["by_person"]), m["created_at"], m["model_ms"])
-                           for m in moves]
+        session.history = [Move(m["seq"], m["seat"], m["action"], m["text"], bool(m["by_person"]), m["created_at"],
+                                m["model_ms"], m["changed"]) for m in moves]
         return session
 
     def sessions(self, status: str | None = None) -> list[Session]:

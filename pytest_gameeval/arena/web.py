@@ -8,33 +8,42 @@ the person's seat may see (its card, the host's messages to it, both seats' publ
 the game ends; the person's text is bounded (MAX_PERSON_CHARS), goes through the engine as the
 user seat's reply (quoted by the engine like any player's words, HTML-escaped here) and is
 written nowhere but the store (no access log). Pages are never cached, and their address (with the session id) is never sent to another site as a Referer.
+
+Hostile requests get a 4xx with one message and the same headers (guards.py): a Host not served
+(TrustedHostMiddleware; no redirect ever builds an address from the Host), a body past MAX_BODY
+(counted while it streams in), a form that is not UTF-8, text no store can hold, a malformed
+session id (refused before any lookup; per-session locks live only while a request holds one).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import re
 import secrets
 import time
 from importlib import resources
-from typing import Any
+from typing import Any, AsyncIterator
+from urllib.parse import parse_qsl
 
 import jinja2
 from starlette.applications import Starlette
-from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from pytest_gameeval.arena import results as arena_results
+from pytest_gameeval.arena.guards import BodyLimit, BodyTooLarge, Guard, SecurityHeaders
 from pytest_gameeval.arena.live import (
     ARENA_GAMES, MAX_PERSON_CHARS, ModelFailed, MoveConflict, Played, advance, case_row, new_session,
 )
-from pytest_gameeval.arena.store import FINISHED, Session, Store
+from pytest_gameeval.arena.store import FINISHED, Session, Store, unstorable
 from pytest_gameeval.cli.human_play import outcome_for_the_person, turn_counter
 from pytest_gameeval.engine.events import HOST_MSG, REPLY, SPEECH
 from pytest_gameeval.games.akinator.prompts import ANSWERS
@@ -46,13 +55,11 @@ from pytest_gameeval.inspect_ext.decoding import model_player
 MAX_NICK = 24
 NICKNAME = re.compile(rf"^[A-Za-z0-9_\-]{{1,{MAX_NICK}}}$")
 MAX_BODY = 16_384  # bytes of a form post; a reply is at most MAX_PERSON_CHARS characters
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                               "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",  # no address (with its session id) to other sites; Origin kept for our posts
-    "Cache-Control": "no-store",
-}
+MAX_FIELDS = 8
+FORM_TYPE = "application/x-www-form-urlencoded"
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32)
+FORM_COOKIE = re.compile(r"[A-Za-z0-9_-]{32}")  # secrets.token_urlsafe(24)
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 HOW_TO = {
     "akinator": "Keep the object on your card in mind. The model asks yes/no questions and tries to guess it; "
                 "answer each question with one of the buttons.",
@@ -74,13 +81,23 @@ class Arena:
         self.model_timeout = model_timeout
         self.abandon_after = abandon_after
         self.key = store.secret()
-        self.locks: dict[str, asyncio.Lock] = {}
+        self.locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # only while a request holds or awaits one
 
     def token(self, purpose: str) -> str:
         return hmac.new(self.key, purpose.encode(), hashlib.sha256).hexdigest()
 
-    def lock(self, sid: str) -> asyncio.Lock:
-        return self.locks.setdefault(sid, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def lock(self, sid: str) -> AsyncIterator[None]:
+        """One request at a time per session in this process; the entry goes with its last user."""
+        lock, users = self.locks.setdefault(sid, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self.locks[sid]
 
     async def play(self, session: Session, text: str | None) -> tuple[Played, float]:
         spec = get_spec(session.game)
@@ -106,9 +123,26 @@ def _message(heading: str, message: str, status: int) -> HTMLResponse:
     return _html("message.html", status, heading=heading, message=message)
 
 
+class Refused(Exception):
+    """A request answered with a message page and a 4xx; nothing was stored."""
+
+    def __init__(self, status: int, heading: str, message: str):
+        super().__init__(message)
+        self.status, self.heading, self.message = status, heading, message
+
+
+FOREIGN = Refused(403, "Refused", "This post did not come from this site's page; start again from the home page.")
+NO_GAME = Refused(404, "No such game", "This address leads to no game.")
+
+
 def _same_origin(request: Request) -> bool:
     origin = request.headers.get("origin")
     return origin is None or origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
+def _equal(a: str, b: str) -> bool:
+    """Constant-time comparison of any two strings (compare_digest takes str only when ASCII)."""
+    return hmac.compare_digest(a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass"))
 
 
 def _transcript(events: list[Any]) -> list[tuple[str, str, str]]:
@@ -155,63 +189,71 @@ def _timing(started: float, model_seconds: float) -> dict[str, str]:
     return {"Server-Timing": f"app;dur={1000 * (total - model_seconds):.2f}, model;dur={1000 * model_seconds:.2f}"}
 
 
-def create_app(arena: Arena) -> Starlette:
+def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> Any:
+    """The ASGI app: the routes below inside the guards (guards.py) and TrustedHostMiddleware."""
     async def home(request: Request) -> Response:
-        csrf = request.cookies.get("arena_csrf") or secrets.token_urlsafe(24)
-        resume = request.cookies.get("arena_last")
-        if resume:
+        csrf = request.cookies.get("arena_csrf", "")
+        csrf = csrf if FORM_COOKIE.fullmatch(csrf) else secrets.token_urlsafe(24)
+        resume = request.cookies.get("arena_last", "")
+        if SESSION_ID.fullmatch(resume):
             session = await asyncio.to_thread(arena.store.get, resume)
             resume = resume if session is not None and session.status != FINISHED else None
-        response = _html("home.html", csrf=csrf, resume=resume, models=sorted(arena.models), max_nick=MAX_NICK,
+        response = _html("home.html", csrf=csrf, resume=resume or None, models=sorted(arena.models), max_nick=MAX_NICK,
                          games=[(g, get_spec(g).title) for g in ARENA_GAMES])
         response.set_cookie("arena_csrf", csrf, httponly=True, samesite="strict")
         return response
 
     async def new(request: Request) -> Response:
+        cookie = request.cookies.get("arena_csrf", "")
+        if not _same_origin(request) or not FORM_COOKIE.fullmatch(cookie):  # before the body is read
+            raise FOREIGN
         form = await _form(request)
-        cookie = request.cookies.get("arena_csrf")
-        if form is None or not _same_origin(request) or not cookie or not hmac.compare_digest(cookie, str(form.get("csrf", ""))):
-            return _message("Refused", "This form is out of date or did not come from this site; start again from the home page.", 403)
-        game = str(form.get("game", "random"))
+        if not _equal(cookie, form.get("csrf", "")):
+            raise FOREIGN
+        game = form.get("game", "random")
         game = secrets.choice(ARENA_GAMES) if game == "random" else game
-        model = str(form.get("model", "random"))
+        model = form.get("model", "random")
         model = secrets.choice(sorted(arena.models)) if model not in arena.models else model
         if game not in ARENA_GAMES:
             return _message("Unknown game", f"Choose one of {', '.join(ARENA_GAMES)}.", 400)
-        nickname = str(form.get("nickname", "")).strip()
-        player = nickname if form.get("consent") == "yes" and NICKNAME.match(nickname) else None
+        nickname = form.get("nickname", "").strip()
+        player = nickname if form.get("consent") == "yes" and NICKNAME.fullmatch(nickname) else None
         session = new_session(get_spec(game), model, player, arena.task_args)
         await asyncio.to_thread(arena.store.create, session)
-        response = RedirectResponse(f"/s/{session.id}", status_code=303)
+        response = RedirectResponse(f"/s/{session.id}", status_code=303)  # relative: never the request's Host
         response.set_cookie("arena_last", session.id, max_age=30 * 86400, httponly=True, samesite="strict")
         return response
 
     async def show(request: Request) -> Response:
         sid = request.path_params["sid"]
         started = time.perf_counter()
+        if not SESSION_ID.fullmatch(sid):
+            raise NO_GAME
         async with arena.lock(sid):
             session = await asyncio.to_thread(arena.store.get, sid)
             if session is None:
-                return _message("No such game", "This address leads to no game.", 404)
+                raise NO_GAME
             return await _respond(request, session, None, started, full_page=True)
 
     async def move(request: Request) -> Response:
         sid = request.path_params["sid"]
         started = time.perf_counter()
+        if not _same_origin(request):  # before the body is read
+            raise FOREIGN
+        if not SESSION_ID.fullmatch(sid):
+            raise NO_GAME
         form = await _form(request)
-        if form is None:
-            return _message("Too long", "That post is too large.", 413)
-        if not _same_origin(request) or not hmac.compare_digest(arena.token(f"move:{sid}"), str(form.get("csrf", ""))):
-            return _message("Refused", "This move did not come from this game's page.", 403)
-        text = str(form.get("text", ""))
+        if not _equal(arena.token(f"move:{sid}"), form.get("csrf", "")):
+            raise Refused(403, "Refused", "This move did not come from this game's page.")
+        text = form.get("text", "")
         async with arena.lock(sid):
             session = await asyncio.to_thread(arena.store.get, sid)
             if session is None:
-                return _message("No such game", "This address leads to no game.", 404)
-            if len(text) > MAX_PERSON_CHARS:
-                return await _respond(request, session, None, started, status=400,
-                                      error=f"Your reply has {len(text)} characters; the limit is {MAX_PERSON_CHARS}. Nothing was sent.")
-            if session.status == FINISHED or str(form.get("seq")) != str(session.moves):
+                raise NO_GAME
+            refused = _refuse_text(text)
+            if refused:
+                return await _respond(request, session, None, started, status=400, error=refused)
+            if session.status == FINISHED or form.get("seq") != str(session.moves):
                 return await _respond(request, session, None, started, status=409,
                                       error="That move was already sent (from another tab?). Here is the game as it stands.")
             return await _respond(request, session, text, started)
@@ -248,33 +290,71 @@ def create_app(arena: Arena) -> Starlette:
         summary = await asyncio.to_thread(arena_results.compute, arena.store, arena.abandon_after)
         return Response(await asyncio.to_thread(arena_results.plot, summary), media_type="image/png")
 
-    return Starlette(middleware=[Middleware(SecurityHeaders)], routes=[
-        Route("/", home), Route("/new", new, methods=["POST"]),
-        Route("/s/{sid}", show), Route("/s/{sid}/move", move, methods=["POST"]),
-        Route("/results", results_page), Route("/results.json", results_json), Route("/results.png", results_png),
-        Mount("/static", StaticFiles(directory=str(resources.files("pytest_gameeval.arena") / "static")), name="static"),
-    ])
+    app = Starlette(
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
+                    Middleware(BodyLimit, max_body=MAX_BODY, too_large=_too_large_page)],
+        exception_handlers={Refused: _refused, HTTPException: _http_error, BodyTooLarge: _too_large,
+                            ClientDisconnect: _cut_off, Exception: _server_error},
+        routes=[
+            Route("/", home), Route("/new", new, methods=["POST"]),
+            Route("/s/{sid}", show), Route("/s/{sid}/move", move, methods=["POST"]),
+            Route("/results", results_page), Route("/results.json", results_json), Route("/results.png", results_png),
+            Mount("/static", StaticFiles(directory=str(resources.files("pytest_gameeval.arena") / "static")), name="static"),
+        ])
+    app.router.redirect_slashes = False  # Starlette's slash redirect is an absolute URL built from the Host header
+    return SecurityHeaders(Guard(app))
 
 
-class SecurityHeaders:
-    """Adds SECURITY_HEADERS to every response (plain ASGI: no per-request task)."""
-
-    def __init__(self, app: Any):
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        async def send_with_headers(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for key, value in SECURITY_HEADERS.items():
-                    headers.setdefault(key, value)
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
+def _refuse_text(text: str) -> str | None:
+    """Why a person's reply is refused before it reaches the game (nothing stored), or None."""
+    if len(text) > MAX_PERSON_CHARS:
+        return f"Your reply has {len(text)} characters; the limit is {MAX_PERSON_CHARS}. Nothing was sent."
+    problem = unstorable(text)
+    if problem:
+        return f"Your reply contains {problem}, which cannot be stored. Nothing was sent."
+    return None
 
 
-async def _form(request: Request) -> Any:
-    """The posted form, or None when the body is larger than any move needs."""
-    if int(request.headers.get("content-length") or 0) > MAX_BODY:
-        return None
-    return await request.form(max_files=0, max_fields=8)
+async def _form(request: Request) -> dict[str, str]:
+    """The posted form, the last value of each field. The body is at most MAX_BODY bytes (BodyLimit
+    stops it while it streams in). Decoded strictly: Starlette's form parser turns invalid UTF-8
+    into U+FFFD without a word, so the person's text would be stored changed."""
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != FORM_TYPE:
+        raise Refused(415, "Not a form", "Post the page's form as it is sent (application/x-www-form-urlencoded).")
+    body = await request.body()
+    try:
+        return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS,
+                              encoding="utf-8", errors="strict"))
+    except (UnicodeDecodeError, ValueError):
+        raise Refused(400, "Not readable", "The form is not valid UTF-8 text or has too many fields. Nothing was sent.") from None
+
+
+async def _too_large_page(scope: Any, receive: Any, send: Any) -> None:
+    await _too_large(None, None)(scope, receive, send)
+
+
+def _refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return _message(exc.heading, exc.message, exc.status)
+
+
+def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return _message("Not found", "There is no page at this address.", 404)
+    response = _message("Refused", f"This address does not answer that request ({exc.status_code}).", exc.status_code)
+    response.headers.update(exc.headers or {})  # a 405's Allow
+    return response
+
+
+def _too_large(request: Request | None, exc: Exception | None) -> Response:
+    return _message("Too long", f"That post is larger than the {MAX_BODY} bytes any move needs. Nothing was sent.", 413)
+
+
+def _cut_off(request: Request, exc: Exception) -> Response:
+    return _message("Cut off", "The request ended before its body did. Nothing was sent.", 400)
+
+
+def _server_error(request: Request, exc: Exception) -> Response:
+    return _message("Something went wrong", "The server could not answer this request. Your game's moves "
+                    "before it are saved; try again.", 500)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
-from pytest_gameeval.arena.store import DEFAULT_DB
+from pytest_gameeval.arena.store import DEFAULT_DB, shown_db
 
 
 def _loopback(host: str) -> bool:
@@ -17,6 +18,19 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return host == "localhost"
+
+
+def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
+    """The Host names the arena answers to (the rest get 400, against DNS rebinding): the address
+    served, its loopback names when it is a loopback address, the machine's names when it listens
+    on every address, and each --allowed-host."""
+    names = [f"[{host}]" if ":" in host else host]
+    every = host in ("0.0.0.0", "::", "")
+    if every or _loopback(host):
+        names += ["127.0.0.1", "localhost", "[::1]"]
+    if every:
+        names += [socket.gethostname(), socket.getfqdn()]
+    return tuple(dict.fromkeys(n.lower() for n in [*names, *extra] if n))
 
 
 def serve_main(argv: list[str]) -> int:
@@ -30,6 +44,9 @@ def serve_main(argv: list[str]) -> int:
     parser.add_argument("--db", default=DEFAULT_DB, help=f"a SQLite file or a postgresql:// URL (default: {DEFAULT_DB})")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name people reach the arena by, besides the address served (repeatable; "
+                             "a request for any other Host is refused)")
     parser.add_argument("--model-timeout", type=float, default=60.0, help="seconds to wait for one model reply (default 60)")
     parser.add_argument("--abandon-after", type=float, default=30.0, help="minutes after which an untouched game counts as abandoned (default 30)")
     args = parser.parse_args(argv)
@@ -56,11 +73,14 @@ def serve_main(argv: list[str]) -> int:
             raise GameEvalError(f"--model {name}: {e}".splitlines()[0]) from None
     store = Store(args.db)
     arena = Arena(store, models, task_args=task_args, model_timeout=args.model_timeout, abandon_after=60 * args.abandon_after)
+    hosts = allowed_hosts(args.host, args.allowed_host)
     if not _loopback(args.host):
-        print(f"arena: listening on {args.host}: anyone who can reach this address can play")
-    print(f"arena: http://{args.host}:{args.port}/  (store: {args.db}; Ctrl-C stops)", flush=True)
+        print(f"arena: listening on {args.host}: anyone who can reach this address can play; "
+              f"answering requests for {', '.join(hosts)} (--allowed-host adds a name)")
+    print(f"arena: http://{hosts[0]}:{args.port}/  (store: {shown_db(args.db)}; Ctrl-C stops)", flush=True)
     # no access log: addresses hold session ids, and nothing about a session is logged outside the store
-    uvicorn.run(create_app(arena), host=args.host, port=args.port, access_log=False, log_level="warning")
+    uvicorn.run(create_app(arena, hosts), host=args.host, port=args.port, access_log=False, log_level="warning",
+                server_header=False)
     store.close()
     return 0
 

@@ -13,7 +13,11 @@ from glob import glob
 from pathlib import Path
 from typing import Iterator
 
+import pytest
+
 from test_benchmarks import load as load_bench  # noqa: F401  (a benchmark script as a module)
+
+bench = load_bench("arena_load")
 
 
 def _pg_bin() -> Path | None:
@@ -71,3 +75,30 @@ def postgres() -> Iterator[str]:
             subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
                            capture_output=True, timeout=60, cwd=tmp)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def database(request, tmp_path_factory):
+    """A store for the module's tests: a SQLite file, then a real PostgreSQL cluster (skipped with
+    the reason when none can be started)."""
+    if request.param == "sqlite":
+        yield str(tmp_path_factory.mktemp("arena") / "arena.db")
+        return
+    try:
+        with postgres() as url:
+            yield url
+    except RuntimeError as e:
+        pytest.skip(f"no PostgreSQL server could be started: {e}")
+
+
+@pytest.fixture(scope="module")
+def server(database, tmp_path_factory):
+    """The server, with its home, data, cache and working directories in one temporary tree (so a
+    test can search everything it wrote outside the store)."""
+    home = tmp_path_factory.mktemp("arena-home")
+    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
+           "XDG_CONFIG_HOME": str(home / "config"), "TMPDIR": str(home / "tmp")}
+    (home / "tmp").mkdir()
+    with bench.ArenaServer(database, extra=bench.FAST_OPTIONS, log=home / "server.log", env=env, cwd=home) as running:
+        running.home = home
+        yield running

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena_support import load_bench, postgres
+from arena_support import database, load_bench, server  # noqa: F401  (fixtures)
 from conftest import FakePlayer
 from pytest_gameeval.arena.live import AwaitingPerson, ModelFailed, MoveConflict, advance, new_session
 from pytest_gameeval.arena.store import FINISHED, LIVE, Store
@@ -55,7 +55,7 @@ def test_the_schema_is_versioned_and_migrating_twice_changes_nothing(tmp_path):
     for _ in range(2):  # a restart runs the migrations again: nothing to do
         store = _store(tmp_path)
         with store.engine.connect() as c:
-            assert c.execute(sa.text("select version_num from arena_schema_version")).scalars().all() == ["0001"]
+            assert c.execute(sa.text("select version_num from arena_schema_version")).scalars().all() == ["0002"]
         store.close()
     with pytest.raises(Exception, match="does not exist"):
         Store(str(tmp_path / "no-such-dir" / "arena.db"))
@@ -152,31 +152,6 @@ def test_record_only_turns_of_the_persons_seat_never_reach_the_person(tmp_path):
 
 
 # -- over HTTP: the real server, SQLite and PostgreSQL ---------------------------------------------
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def database(request, tmp_path_factory):
-    if request.param == "sqlite":
-        yield str(tmp_path_factory.mktemp("arena") / "arena.db")
-        return
-    try:
-        with postgres() as url:
-            yield url
-    except RuntimeError as e:
-        pytest.skip(f"no PostgreSQL server could be started: {e}")
-
-
-@pytest.fixture(scope="module")
-def server(database, tmp_path_factory):
-    """The server, with its home, data, cache and working directories in one temporary tree (so a
-    test can search everything it wrote outside the store)."""
-    home = tmp_path_factory.mktemp("arena-home")
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache"),
-           "XDG_CONFIG_HOME": str(home / "config"), "TMPDIR": str(home / "tmp")}
-    (home / "tmp").mkdir()
-    with bench.ArenaServer(database, extra=bench.FAST_OPTIONS, log=home / "server.log", env=env, cwd=home) as running:
-        running.home = home
-        yield running
-
 
 def _client(server) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=server.url, timeout=30)

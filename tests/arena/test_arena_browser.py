@@ -127,3 +127,85 @@ def test_a_person_plays_taboo_with_javascript_and_bluffing_without_then_reads_th
     finally:
         driver.quit()
     assert (shots / "arena-taboo.png").stat().st_size > 10_000 and (shots / "arena-results.png").stat().st_size > 10_000
+
+
+# A hostile person's text: markdown that would render as a link and an image, and HTML that would
+# run a script. The first is a valid Taboo message (it reaches the model's Messages tab); the HTML
+# is refused by the game's placeholder rule and stays in the record (the JSON tab shows it).
+MARKDOWN = "Think **bold** [link](http://evil.example/) ![pic](http://evil.example/p.png) `code` &amp;"
+HTML = '<img src=x onerror="window.pwned=1"> <b>hi</b><script>window.pwned=2</script>'
+
+
+def _hostile_export(tmp: Path) -> tuple[Path, str]:
+    """One finished Taboo game whose person typed MARKDOWN and HTML, exported by the real command:
+    (the log's directory, the sample id)."""
+    import asyncio
+    import random
+    import subprocess
+    import sys
+
+    from conftest import FakePlayer
+    from pytest_gameeval.arena.export import sample_id
+    from pytest_gameeval.arena.live import advance, new_session
+    from pytest_gameeval.arena.store import Store
+    from pytest_gameeval.games.registry import get_spec
+
+    spec, rng = get_spec("taboo"), random.Random(0)
+    model = FakePlayer(lambda ctx: spec.scripted["random"][ctx.seat.role](ctx, rng), label="scripted-stand-in")
+    store = Store(str(tmp / "arena.db"))
+    session = new_session(spec, "gameeval/scripted", None, {"max_rounds": "2", "retrospective": "false"})
+    store.create(session)
+    for turn in range(8):
+        played, _ = asyncio.run(advance(spec, store.get(session.id), store, model, (MARKDOWN, HTML)[turn % 2]))
+        if played.record:
+            break
+    store.close()
+    assert played.record is not None
+    logs = tmp / "logs"
+    logs.mkdir()
+    done = subprocess.run([sys.executable, "-m", "pytest_gameeval.cli", "arena", "export", "--db", str(tmp / "arena.db"),
+                           str(logs / "arena.eval")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return logs, sample_id(session)
+
+
+def test_the_exported_log_shows_a_hostile_persons_text_as_text_in_inspect_view(tmp_path, shots):
+    import subprocess
+    import sys
+
+    import httpx
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    logs, sid = _hostile_export(tmp_path)
+    port = bench.free_port()
+    view = subprocess.Popen([str(Path(sys.executable).parent / "inspect"), "view", "--log-dir", str(logs), "--host", "127.0.0.1",
+                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    driver = None
+    try:
+        for _ in range(300):  # bounded: up to a minute for the viewer to listen
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert view.poll() is None, "inspect view exited"
+                __import__("time").sleep(0.2)
+        driver = _driver(javascript=True)
+        sample = f"http://127.0.0.1:{port}/#/logs/arena.eval/samples/sample/{sid}/1"
+        for tab, shown in (("messages", f'User: "{MARKDOWN}"'), ("json", 'onerror=\\"window.pwned=1\\"')):
+            driver.get(f"{sample}/{tab}")
+            WebDriverWait(driver, 180).until(lambda d: shown in d.find_element(By.TAG_NAME, "body").text)
+            found = driver.find_elements(By.XPATH, "//*[contains(text(), 'evil.example/p.png')]")
+            if found:
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", found[-1])
+            driver.save_screenshot(str(shots / f"inspect-view-hostile-{tab}.png"))
+            rendered = driver.execute_script(
+                "return [document.querySelectorAll('a[href*=\"evil\"], img[src*=\"evil\"], img[src=\"x\"]').length"
+                " + Array.from(document.scripts).filter(s => s.text.includes('pwned')).length, window.pwned === undefined]")
+            assert rendered == [0, True], f"{tab}: the person's text rendered as markup: {rendered}"
+        assert (shots / "inspect-view-hostile-messages.png").stat().st_size > 10_000
+    finally:
+        if driver is not None:
+            driver.quit()
+        os.killpg(view.pid, 15)
+        view.wait(30)
