@@ -9,19 +9,25 @@ function `report diff` and `gameeval compare` use: paired where both runs played
 with the same seeds, independent otherwise.
 
 The gate is group-sequential: the new run's cases are played in `looks` batches; after each batch
-every undecided gated metric is tested. Error is spent over looks with the quadratic spending
+every gated metric not yet worse is tested. Error is spent over looks with the quadratic spending
 function (look j of K gets alpha * (j^2 - (j-1)^2) / K^2) and combined with a union bound, so the
 stated error rates are upper bounds whatever the correlation between looks:
 
 - P(a game is called worse | its gated metrics are not worse than the baseline by more than their
   tolerance) <= alpha (alpha is split evenly over the game's gated metrics);
-- P(a metric is called the same | it is worse by more than its tolerance) <= beta / metrics.
+- P(a metric is called the same | it is worse by more than its tolerance) <= beta / metrics. "Same"
+  spends nothing at the first of several looks (a quarter of the games never decides it) and
+  beta quadratically over the remaining ones (`spent_same`); each look's "same" interval is
+  distribution-free for values in [0, 1] (verdict.same_interval), so games played alike decide
+  it only once there are enough of them (bounds.min_games_same).
 
-A game stops as soon as a metric is worse or every metric is decided (better or the same). The
-game's verdict (verdict.game_verdict): worse, better, same, undecided, too few games, missing.
-The gate fails on "worse", on "missing" (the baseline has the game but the new run played none of
-it) and on "too few games" (fewer than two played games on a side, or harness errors left the
-verdict open); "undecided" passes and is reported as such.
+A game stops as soon as a metric is worse or every metric has crossed a boundary (better or the
+same). A metric called better or the same while another keeps its game going is tested again at
+every later look, and "worse" overrides it. The game's verdict (verdict.game_verdict): worse,
+better, same, undecided, too few games, missing. The gate fails on "worse", on "missing" (the
+baseline has the game but the new run played none of it) and on "too few games" (fewer than two
+played games on a side, or harness errors left the verdict open); "undecided" passes and is
+reported as such.
 """
 
 from __future__ import annotations
@@ -38,12 +44,21 @@ from pytest_gameeval.analysis.verdict import (
 
 # re-exported: what the plugin's runner, the benchmarks and the tests import from here
 __all__ = ["BETTER", "MEAN", "MISSING", "RATE", "SAME", "TOO_FEW", "UNDECIDED", "WORSE", "GameGate", "GateMetric",
-           "compare_metric", "look_ends", "mean_change", "missing_game", "rate_change", "spent"]
+           "compare_metric", "look_ends", "mean_change", "missing_game", "rate_change", "spent", "spent_same"]
 
 
 def spent(total: float, look: int, looks: int) -> float:
     """Error spent at look `look` (1-based) of `looks`: quadratic spending, sums to `total`."""
     return total * (look**2 - (look - 1) ** 2) / looks**2
+
+
+def spent_same(total: float, look: int, looks: int) -> float:
+    """Error of calling a metric "same" spent at look `look` of `looks`: nothing at the first of
+    several looks (a quarter of the games never decides "same"), then quadratic spending over the
+    remaining looks; sums to `total`. With one look, all of it there (that look is the run's end)."""
+    if looks == 1:
+        return total
+    return 0.0 if look == 1 else spent(total, look - 1, looks - 1)
 
 
 def look_ends(n_cases: int, looks: int) -> list[int]:
@@ -138,16 +153,20 @@ class GameGate:
         self.paired = is_paired(baseline, new)
         self.breakdown = outcome_breakdown(baseline, new, self.paired)
         a = spent(self.config.alpha / max(1, len(self.metrics)), self.looks_done, looks)
-        b = spent(self.config.beta / max(1, len(self.metrics)), self.looks_done, looks)
+        b = spent_same(self.config.beta / max(1, len(self.metrics)), self.looks_done, looks)
         for m in self.metrics:
             previous = self.verdicts.get(m.name)
-            if previous and previous["verdict"] in (WORSE, BETTER, SAME):
+            if previous and previous["verdict"] == WORSE:
                 continue
             result = judge_metric(m.name, baseline, new, higher_is_better=m.higher_is_better, tolerance=m.tolerance,
                                   alpha=a, beta=b, paired=self.paired)
             # games: what this verdict rests on (a metric decided at an earlier look keeps that look's count)
             result.update(look=self.looks_done, games=games_used, games_played=self.games_played,
                           alpha_spent=a, beta_spent=b, final=last)
+            # a metric called same or better while another keeps the game going is tested again
+            # (alpha is spent over every look): worse overrides it; an open look keeps it
+            if previous and previous["verdict"] in (BETTER, SAME) and result["verdict"] not in (WORSE, BETTER, SAME):
+                continue
             self.verdicts[m.name] = result
 
     def to_dict(self) -> dict[str, Any]:
