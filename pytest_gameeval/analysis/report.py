@@ -319,7 +319,7 @@ def render_markdown(diff: dict[str, Any]) -> str:
     note = (f"Each game's headline (and any --metric named) tested once: paired (exact McNemar with Newcombe's paired interval "
             f"for 0/1 values, paired t otherwise) where both reports played the same cases with the same seeds, else "
             f"independent (Fisher with Newcombe's interval, Welch's t); {round(100 * diff['confidence'])}% intervals, "
-            f"alpha={diff['alpha']} two-sided, tolerance=±{diff['tolerance']} ('same' = the whole interval inside it). "
+            f"alpha={diff['alpha']} two-sided, tolerance=±{diff['tolerance']} ('same' = the whole distribution-free 'same' interval inside it). "
             "Outcome shares: one test over the whole distribution, evidence only.")
     decodings = sorted({f"{g} {diff['old']['structured'].get(g, 'missing')} -> {d}" for g, d in diff["new"]["structured"].items()})
     note += " Structured decoding (old -> new): " + "; ".join(decodings) + "."
