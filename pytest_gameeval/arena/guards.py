@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import PlainTextResponse
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -87,9 +88,18 @@ class Guard:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        started = False
+
+        async def watched(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
-        except Exception as e:  # the response (500, with headers) was sent by Starlette's error middleware
+            await self.app(scope, receive, watched)
+        except Exception as e:  # Starlette's error middleware has sent its 500 page, unless the error came before it
             route = getattr(scope.get("route"), "path", None) or "(no route)"
             print(f"arena: error {type(e).__name__} answering {scope.get('method', '')} {route} "
                   "(details withheld: they may hold a person's text)", file=sys.stderr, flush=True)
+            if not started and scope["type"] == "http":
+                await PlainTextResponse("The server could not answer this request.", 500)(scope, receive, send)
