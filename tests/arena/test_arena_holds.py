@@ -255,12 +255,13 @@ def test_an_unexpected_error_is_a_500_page_with_headers_and_one_log_line(tmp_pat
 
 
 @pytest.mark.parametrize("command, db", [
-    (["arena", "--model", "gameeval/scripted"], f"postgresql://someone:{PASSWORD}@127.0.0.1:1/arena"),
-    (["arena", "export", "out.eval"], f"postgresql://127.0.0.1:1/arena?user=a&password={PASSWORD}"),
-])
+    (["arena", "--model", "gameeval/scripted"], "postgresql://someone:{password}@127.0.0.1:1/arena"),
+    (["arena", "export", "out.eval"], "postgresql://127.0.0.1:1/arena?user=a&password={password}"),
+], ids=["serve-password-in-user-part", "export-password-in-query"])  # ids: the same on every xdist worker
 def test_a_database_password_is_never_printed(command, db, tmp_path):
     """A PostgreSQL URL nobody answers at: the error line shows the URL with the password masked
     (in the user part, or as a query parameter, which libpq also takes)."""
+    db = db.format(password=PASSWORD)
     done = subprocess.run([sys.executable, "-m", "pytest_gameeval.cli", *command, "--db", db], capture_output=True,
                           text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 2, done.stderr[-2000:]
