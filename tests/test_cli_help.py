@@ -6,7 +6,7 @@ import pytest
 
 from pytest_gameeval.cli import COMMANDS, main
 
-SUBCOMMANDS = {name: [name] for name in COMMANDS} | {"report": ["report", "diff"]}
+SUBCOMMANDS = {name: [name] for name in COMMANDS} | {"report": ["report", "diff"], "report merge": ["report", "merge"]}
 
 
 def help_text(argv, capsys) -> str:

@@ -30,7 +30,7 @@ from pytest_gameeval.games.registry import get_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "docs/running-evaluations.md", "docs/pytest-plugin.md", "docs/your-data.md",
-        "docs/embedded-model.md", "docs/local-models.md", "docs/compare.md"]
+        "docs/embedded-model.md", "docs/local-models.md", "docs/compare.md", "docs/versions.md", "docs/shards.md"]
 ALL_SLOW = ("docs/embedded-model.md", "docs/local-models.md")  # every block needs the embedded model or a server
 CLONE_TOP = ("tasks", "tests", "pyproject.toml")
 SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")
@@ -185,3 +185,48 @@ def test_a_malformed_user_file_names_its_line(tmp_path):
     spec = get_spec("spyfall")
     with pytest.raises(GameEvalError, match=rf"^{re.escape(str(path))}:2: missing key 'villager'$"):
         spec.rows(spec.parse_options({"data": str(path)}))
+
+
+def test_the_shards_workflow_runs_locally(tmp_path):
+    """docs/shards.md's GitHub Actions workflow, step by step: every `run:` step of the matrix job
+    once per slice, each in its own checkout, the artifacts copied where the upload and download
+    steps put them, then every `run:` step of the gate job. Skipped: `uses:` steps (checkout,
+    Python, artifacts: emulated here) and `pip install` (this environment has the package)."""
+    import yaml
+
+    doc = "docs/shards.md"
+    (workflow,) = [b for lang, b in blocks(doc) if lang == "yaml" and b.startswith("# .github/workflows/")]
+    spec = yaml.safe_load(workflow)
+    env = {**env_for(tmp_path), **{k: str(v) for k, v in spec["env"].items()}}
+    gate_dir = tmp_path / "gate"
+    gate_dir.mkdir()
+    for name in CLONE_TOP:  # the checkout, with the baseline the repository commits (made by the doc's first block)
+        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy)(ROOT / name, gate_dir / name)
+    run_block(shell_blocks(doc)[0], gate_dir, timeout=600)
+
+    def run_steps(job: dict, workdir: Path, matrix: dict[str, str]) -> list[str]:
+        ran = []
+        for step in job["steps"]:
+            if "run" not in step or step["run"].startswith("pip install"):
+                assert "uses" in step or step["run"].startswith("pip install"), step
+                continue
+            command = re.sub(r"\$\{\{ matrix\.(\w+) \}\}", lambda m: matrix[m[1]], step["run"])
+            done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=workdir, env={**env, "PWD": str(workdir)},
+                                  capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            ran.append(done.stdout)
+        return ran
+
+    slice_job, gate_job = spec["jobs"]["slice"], spec["jobs"]["gate"]
+    upload = next(s for s in slice_job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact"))["with"]["path"]
+    download = next(s for s in gate_job["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact"))["with"]
+    assert download["merge-multiple"] is True
+    for value in slice_job["strategy"]["matrix"]["slice"]:
+        workdir = tmp_path / f"slice-{value}"
+        workdir.mkdir()
+        run_steps(slice_job, workdir, {"slice": str(value)})
+        for file in (workdir / upload).iterdir():  # upload-artifact, then download-artifact with merge-multiple
+            (gate_dir / download["path"]).mkdir(exist_ok=True)
+            shutil.copy(file, gate_dir / download["path"] / file.name)
+    merged, diff = run_steps(gate_job, gate_dir, {})
+    assert "merged 3 slices into reports/merged.json" in merged and "no game worse beyond its tolerance" in diff

@@ -64,14 +64,18 @@ def play(tasks: list[Any], log_dir: Path, *, limit: int | None, epochs: int | No
         raise GameEvalError(f"a run failed{f': {errors[0]}' if errors else ''}; re-run the same command to resume (logs in {log_dir})")
 
 
-def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str, Any]]], dict[tuple[str, str], str]]:
-    """(game, side) -> case entries in the report's form, and (game, side) -> the model that played."""
+def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str, Any]]], dict[tuple[str, str], str],
+                                             dict[tuple[str, str], set[str]]]:
+    """(game, side) -> case entries in the report's form, (game, side) -> the model that played,
+    and (game, side) -> the game versions its logs name ("unknown version" before versions)."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
+    from pytest_gameeval.analysis.report import UNKNOWN_VERSION
     from pytest_gameeval.engine.record import GameRecord
 
     cases: dict[tuple[str, str], list[dict[str, Any]]] = {}
     models: dict[tuple[str, str], str] = {}
+    versions: dict[tuple[str, str], set[str]] = {}
     for info in list_eval_logs(str(log_dir)):
         header = read_eval_log(info, header_only=True)
         meta = header.eval.metadata or {}
@@ -80,6 +84,7 @@ def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str,
             continue
         spec = get_spec(game)
         models[(game, side)] = header.eval.model
+        versions.setdefault((game, side), set()).add(str(meta.get("gameeval_version") or UNKNOWN_VERSION))
         entries = cases.setdefault((game, side), [])
         for sample in read_eval_log(info).samples or []:
             case = f"{sample.id}#{sample.epoch}"
@@ -91,7 +96,25 @@ def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str,
             entries.append({"id": case, "game": game, "case": case, "seed": record.seed, "status": "played",
                             "outcome": record.label, "scores": spec.score(record),
                             "seats": {s["name"]: s["model"] for s in record.seats}})
-    return cases, models
+    return cases, models, versions
+
+
+def check_versions(games: Sequence[str], versions: dict[tuple[str, str], set[str]], log_dir: Path, *,
+                   allow: bool = False) -> dict[str, dict[str, str]]:
+    """game -> {"A": version, "B": version} of the logs; a game whose logs (resumed from an earlier
+    run) are of another version than each other or than the installed game is one error line,
+    unless `allow` (then the verdict line says so)."""
+    out: dict[str, dict[str, str]] = {}
+    for game in games:
+        installed = get_spec(game).version
+        sides = {side: ", ".join(sorted(versions.get((game, side), {installed}))) for side in SIDES}
+        out[game] = sides
+        if not allow and any(v != installed for v in sides.values()):
+            raise GameEvalError(
+                f"{game}: incomparable game versions: the logs in {log_dir} are of version {sides['A']} (A) and "
+                f"{sides['B']} (B), this pytest-gameeval plays version {installed}; re-make them with this version "
+                f"(a new --out directory, or delete {log_dir}), or pass --allow-version-change to compare anyway")
+    return out
 
 
 def analyze(games: Sequence[str], cases: dict[tuple[str, str], list[dict[str, Any]]], names: dict[str, str], *,

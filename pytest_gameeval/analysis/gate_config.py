@@ -13,3 +13,4 @@ class GateConfig:
     tolerance: float = 0.1  # default tolerance of every gated metric (absolute, in the metric's units)
     looks: int = 4  # interim analyses per game
     allow_missing: bool = False  # a game missing from the baseline is reported, not failed
+    allow_version_change: bool = False  # gate against a baseline of another game version (said on the verdict line)

@@ -23,6 +23,9 @@ def gate_markdown(gate: dict[str, Any], new_model: str = "?") -> list[str]:
     and games missing from the baseline, not gated or with a data error."""
     old_model = model_of({"models": gate.get("baseline_models") or {}})
     verdict = "FAILED" if gate["verdict"] == "fail" else "passed"
+    if gate.get("version_changes"):
+        verdict += (" (game versions differ, compared anyway by --gameeval-allow-version-change: "
+                    + ", ".join(gate["version_changes"]) + ")")
     lines = [f"### Regression gate: {verdict}", "",
              f"`{new_model}` against the baseline `{old_model}` (`{gate['baseline']}`; alpha {gate['alpha']}, "
              f"beta {gate['beta']}, tolerance {gate['tolerance']}).", ""]

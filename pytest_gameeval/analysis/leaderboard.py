@@ -4,7 +4,8 @@ Reads what users already have — inspect logs (files or directories) and our re
 writes `leaderboard.html` (a sortable table, no server, sorting is a few lines of our own JS and
 the rows are already in rating order without it) and `leaderboard.md` (the same table).
 
-Rows are evaluated models, columns games. A cell is the game's headline (its declared
+Rows are evaluated models, columns games, one column per version of a game (docs/versions.md): runs
+of two versions of a game measured different games, so they share no cell and no rating. A cell is the game's headline (its declared
 `spec.headline`) over every game that model played: the value, its 95% interval (Wilson for 0/1
 values, Student-t otherwise) and the games played, linked to the logs it came from.
 
@@ -28,6 +29,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from pytest_gameeval.analysis.report import UNKNOWN_VERSION, game_version
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics.ratings import ranking_text, tiers
@@ -67,16 +69,29 @@ class Board:
 
     @property
     def games(self) -> list[str]:
-        present = {g for _, g in self.cells}
-        return [g for g in GAMES if g in present]  # the registry's order
+        """The columns: `GAME@VERSION`, in the registry's order, then by version."""
+        present = {c for _, c in self.cells}
+        return sorted(present, key=lambda c: (list(GAMES).index(game_of(c)), version_of(c)))
+
+
+def column(game: str, version: str) -> str:
+    return f"{game}@{version}"
+
+
+def game_of(col: str) -> str:
+    return col.split("@", 1)[0]
+
+
+def version_of(col: str) -> str:
+    return col.split("@", 1)[1] if "@" in col else UNKNOWN_VERSION
 
 
 def headline(game: str) -> str:
-    return get_spec(game).headline
+    return get_spec(game_of(game)).headline
 
 
 def higher_is_better(game: str) -> bool:
-    return get_spec(game).higher_is_better.get(headline(game), True)
+    return get_spec(game_of(game)).higher_is_better.get(headline(game), True)
 
 
 def _number(value: Any) -> float | None:
@@ -100,7 +115,8 @@ def add_log(board: Board, path: Path, root: Path) -> bool:
         board.skipped.append(f"{path}: status {header.status}, not used")
         return True
     key, scorer = headline(game), RECORD_SCORER.format(game=game)
-    cell = board.cells[(header.eval.model, game)]
+    version = str((header.eval.metadata or {}).get("gameeval_version") or UNKNOWN_VERSION)
+    cell = board.cells[(header.eval.model, column(game, version))]
     before = len(cell.values)
     for sample in read_eval_log_samples(str(path), all_samples_required=False):
         score = (sample.scores or {}).get(scorer)
@@ -124,7 +140,7 @@ def add_report(board: Board, path: Path, report: dict[str, Any]) -> None:
                   if c.get("game") == game and c.get("status") == "played"]
         values = [v for v in values if v is not None]
         if values:
-            cell = board.cells[(model, game)]
+            cell = board.cells[(model, column(game, game_version(report["games"][game])))]
             cell.values.extend(values)
             cell.sources.append(Source(path.name, path))
 
@@ -230,10 +246,20 @@ def build(board: Board, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, 
                 cells[g] = {**cell.summary(), "games": len(cell.values),
                             "sources": [{"label": s.label, "path": str(s.path), "view": s.view} for s in cell.sources]}
         rows.append({"model": m, "rating": r["ratings"][m], "cells": cells})
-    columns = [{"game": g, "title": get_spec(g).title, "headline": headline(g),
-                "direction": "higher" if higher_is_better(g) else "lower"} for g in games]
+    versions: dict[str, list[str]] = defaultdict(list)
+    for g in games:
+        versions[game_of(g)].append(version_of(g))
+    columns = [{"game": g, "name": game_of(g), "version": version_of(g), "title": _title(g, len(versions[game_of(g)]) > 1),
+                "headline": headline(g), "direction": "higher" if higher_is_better(g) else "lower"} for g in games]
     return {"schema": 1, "columns": columns, "rows": rows, "rating": {k: v for k, v in r.items() if k != "ratings"},
             "skipped": board.skipped}
+
+
+def _title(col: str, several: bool) -> str:
+    """A column's heading: the game's title and its version (marked when another version is beside it)."""
+    version = version_of(col)
+    label = "unknown version" if version == UNKNOWN_VERSION else f"version {version}"
+    return f"{get_spec(game_of(col)).title} ({label}{', not comparable with the other' if several else ''})"
 
 
 # -- writing -------------------------------------------------------------------------------------

@@ -192,13 +192,46 @@ def decoding(game: dict[str, Any]) -> str:
     return game.get("structured") or "off"
 
 
+UNKNOWN_VERSION = "unknown version"  # a report from before game versions (issue 36)
+
+
+def game_version(game: dict[str, Any]) -> str:
+    """The game's version a report's game entry names ("unknown version" in older reports)."""
+    version = game.get("version")
+    return UNKNOWN_VERSION if version in (None, "") else str(version)
+
+
+def version_changes(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None) -> list[str]:
+    """`GAME OLD -> NEW` for every game (of `games`, default both reports') whose version differs
+    or is unknown: such runs measured different games, so their difference is not the model's."""
+    names = sorted(set(old["games"]) & set(new["games"])) if games is None else games
+    out = []
+    for name in names:
+        if name in old["games"] and name in new["games"]:
+            vo, vn = game_version(old["games"][name]), game_version(new["games"][name])
+            if vo != vn or UNKNOWN_VERSION in (vo, vn):
+                out.append(f"{name} {vo} -> {vn}")
+    return out
+
+
+def version_reason(change: str, flag: str) -> str:
+    name, _, versions = change.partition(" ")
+    vo, _, vn = versions.partition(" -> ")
+    return (f"{name}: incomparable game versions (old: {vo}, new: {vn}): the game itself changed (its README's changelog "
+            f"says what), so a difference would not be the model's; re-make the baseline with {name} version {vn} "
+            f"(or pass {flag} to compare anyway)")
+
+
 def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None, *,
-                 allow_structured_mismatch: bool = False) -> list[str]:
+                 allow_structured_mismatch: bool = False, allow_version_change: bool = False,
+                 version_flag: str = "--allow-version-change") -> list[str]:
     """Why two reports cannot be compared (empty when they can). `games`: only these games
-    (default: the games both hold; a game only one side holds is *missing*, see `missing_sides`)."""
-    reasons: list[str] = []
+    (default: the games both hold; a game only one side holds is *missing*, see `missing_sides`).
+    Different game versions come first: nothing else about such runs compares."""
     if games is None:
         games = sorted(set(old["games"]) & set(new["games"]))
+    games = list(games)
+    reasons = [] if allow_version_change else [version_reason(c, version_flag) for c in version_changes(old, new, games)]
     for name in games:
         if name not in old["games"]:
             reasons.append(f"{name} is not in the baseline")
@@ -281,10 +314,11 @@ def tested_metrics(name: str, old_game: dict[str, Any], new_game: dict[str, Any]
 
 def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.1, *,
                  metrics: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None,
-                 allow_structured_mismatch: bool = False) -> dict[str, Any]:
+                 allow_structured_mismatch: bool = False, allow_version_change: bool = False) -> dict[str, Any]:
     """Per game one verdict (analysis/verdict.judge_game) on its headline and the named metrics,
     at two-sided level alpha: better, worse, same, undecided, too few games or missing."""
-    reasons = incomparable(old, new, allow_structured_mismatch=allow_structured_mismatch)
+    reasons = incomparable(old, new, allow_structured_mismatch=allow_structured_mismatch,
+                           allow_version_change=allow_version_change)
     if reasons:
         raise GameEvalError("reports are not comparable: " + "; ".join(reasons))
     games: dict[str, dict[str, Any]] = {}
@@ -298,12 +332,13 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
     failing = [f"{n}: {g['reason'] or g['result']}" for n, g in games.items() if g["result"] in FAILING and g["result"] != MISSING]
     return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "games": games, "failing": failing,
             "worse": [n for n, g in games.items() if g["result"] == WORSE], "missing": missing,
-            "old": _identity(old), "new": _identity(new)}
+            "version_changes": version_changes(old, new), "old": _identity(old), "new": _identity(new)}
 
 
 def _identity(report: dict[str, Any]) -> dict[str, Any]:
     return {"models": report["models"], "model": report["models"].get("evaluated"), "git": report.get("git"),
-            "created": report.get("created"), "structured": {name: decoding(g) for name, g in report["games"].items()}}
+            "created": report.get("created"), "structured": {name: decoding(g) for name, g in report["games"].items()},
+            "versions": {name: game_version(g) for name, g in report["games"].items()}}
 
 
 def render_markdown(diff: dict[str, Any]) -> str:
@@ -314,6 +349,9 @@ def render_markdown(diff: dict[str, Any]) -> str:
         tail = f"Verdict ({new_model} vs {old_model}): " + "; ".join(diff["failing"]) + "."
     else:
         tail = f"Verdict ({new_model} vs {old_model}): no game worse beyond its tolerance."
+    if diff.get("version_changes"):
+        tail += (" Game versions differ, compared anyway (--allow-version-change): " + ", ".join(diff["version_changes"])
+                 + ": a difference may be the game's, not the model's.")
     if diff.get("missing"):
         tail += " Missing: " + "; ".join(f"{g} ({why})" for g, why in diff["missing"].items()) + "."
     note = (f"Each game's headline (and any --metric named) tested once: paired (exact McNemar with Newcombe's paired interval "

@@ -129,9 +129,12 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
         games = ", ".join(f"{n} ({gate['games'][n]['games_used']} games)" for n in undecided)
         out.append((f"  sample too small to decide: {games}: neither better, worse nor the same within the tolerance at "
                     f"the stated error rates; {TOO_SMALL_HINT}", {"yellow": True}))
+    changed = gate.get("version_changes") or []
+    versions = (f" [game versions differ, compared anyway (--gameeval-allow-version-change): {', '.join(changed)}: "
+                "a difference may be the game's, not the model's]") if changed else ""
     if failing:
-        out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}", {"red": True, "bold": True}))
+        out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}{versions}", {"red": True, "bold": True}))
     else:
         out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game {' or '.join(results) or 'undecided'}; "
-                    "none worse beyond its tolerance", {"green": True}))
+                    f"none worse beyond its tolerance{versions}", {"green": True, "yellow": bool(changed)}))
     return out

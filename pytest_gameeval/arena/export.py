@@ -41,6 +41,19 @@ def _options(sessions: list[Session]) -> dict[str, Any]:
     return {k: v for k, v in sessions[0].options.items() if k not in RULE_OPTIONS_EXCLUDED}
 
 
+def played_version(spec: GameSpec, sessions: list[Session]) -> tuple[str, str | None]:
+    """(version, fingerprint) of the game the sessions were played with, from their records
+    ("unknown version" for sessions from before versions); sessions of several versions measured
+    different games: one error line."""
+    from pytest_gameeval.analysis.report import UNKNOWN_VERSION
+
+    seen = {((s.record or {}).get("game_version") or UNKNOWN_VERSION, (s.record or {}).get("game_fingerprint")) for s in sessions}
+    if len({v for v, _ in seen}) > 1:
+        raise GameEvalError(f"{spec.name}: the finished sessions were played with game versions "
+                            f"{', '.join(sorted({v for v, _ in seen}))}, which do not compare; export from a store of one version")
+    return next(iter(seen))
+
+
 def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
     """The scored EvalLog of one game's sessions against one model (not written)."""
     from inspect_ai import score
@@ -67,13 +80,15 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
                                 "model_errors": s.model_errors}},
         ))
     ids = [str(x.id) for x in samples]
+    version, fingerprint = played_version(spec, sessions)
     log = EvalLog(
         version=2, status="success",
         eval=EvalSpec(
-            created=_iso(min(s.created_at for s in sessions)), task=spec.name, task_version=0,
+            created=_iso(min(s.created_at for s in sessions)), task=spec.name, task_version=version,
             dataset=EvalDataset(name=f"{spec.name} (gameeval arena)", samples=len(ids), sample_ids=ids),
             model=model, model_roles=None, config=EvalConfig(), viewer=ViewerConfig(trust_content=False),
             metadata={"gameeval_game": spec.name, "gameeval_options": _options(sessions), "gameeval_arena": True,
+                      "gameeval_version": version, "gameeval_fingerprint": fingerprint,
                       "gameeval_user_seat": "people in a browser (gameeval arena)"},
         ),
         stats=EvalStats(started_at=_iso(min(s.created_at for s in sessions)),
@@ -109,8 +124,9 @@ def report(sessions_by_game: dict[str, list[Session]], model: str) -> dict[str, 
                     agg[k] += r.usage.get(seat["name"], {}).get(k, 0)
         decodings = {r.structured for r in records}
         options = _options(sessions)
+        version, fingerprint = played_version(spec, sessions)
         games[name] = {
-            "title": spec.title, "options": options, "dataset": dataset_digest(spec, sessions[0].options),
+            "title": spec.title, "version": version, "fingerprint": fingerprint, "options": options, "dataset": dataset_digest(spec, sessions[0].options),
             "cases_selected": len(sessions), "cases_reported": len(sessions), "cases_played": len(sessions), "cases_error": 0,
             "metrics": spec.summarize(records), "rate_keys": list(spec.outcome_labels), "mean_keys": list(spec.mean_keys),
             "directions": {k: ("higher" if v else "lower") for k, v in (getattr(spec, "higher_is_better", None) or {}).items()},

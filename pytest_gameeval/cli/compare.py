@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_logs, play, write_plot
+from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_logs, check_versions, play, write_plot
 from pytest_gameeval.analysis.report import clean
 from pytest_gameeval.analysis.verdict import FAILING
 from pytest_gameeval.analysis.verdict_table import markdown
@@ -37,6 +37,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", default="compare", help="directory for compare.json/.md/.png and the logs (default ./compare)")
     parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
     parser.add_argument("--analyze-only", action="store_true", help="do not play; read the logs already in OUT/logs")
+    parser.add_argument("--allow-version-change", action="store_true",
+                        help="compare although the logs in OUT/logs are of another version of a game (said on the verdict line)")
     args = parser.parse_args(argv)
 
     from pytest_gameeval.backends.local_weights import canonical_model_name
@@ -60,8 +62,14 @@ def main(argv: list[str]) -> int:
     if not args.analyze_only:
         tasks = build_tasks(games, names, task_args, roles)
         play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display)
-    cases, played_by = cases_from_logs(log_dir)
+    cases, played_by, log_versions = cases_from_logs(log_dir)
+    versions = check_versions(games, log_versions, log_dir, allow=args.allow_version_change)
     result = analyze(games, cases, names, alpha=args.alpha, tolerance=args.tolerance, metrics=metrics)
+    for game, sides in versions.items():
+        result["games"][game]["versions"] = sides  # the game version each side's logs were played with
+    changed = [f"{g} {s['A']} -> {s['B']} (installed {get_spec(g).version})" for g, s in versions.items()
+               if len({s["A"], s["B"], get_spec(g).version}) > 1]
+    result["version_changes"] = changed
     result["logs"] = str(log_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "compare.json").write_text(json.dumps(clean(result), indent=1, allow_nan=False) + "\n", encoding="utf-8")
@@ -72,6 +80,7 @@ def main(argv: list[str]) -> int:
     write_plot(result, out / "compare.png")
     print(text)
     verdicts = ", ".join(f"{g}: {r['result']}" for g, r in result["games"].items())
-    print(f"\n{b} vs {a}: {verdicts}")
+    versions_line = (f" [game versions differ, compared anyway (--allow-version-change): {', '.join(changed)}]" if changed else "")
+    print(f"\n{b} vs {a}: {verdicts}{versions_line}")
     print(f"wrote {out / 'compare.json'}, {out / 'compare.md'} and {out / 'compare.png'}")
     return 1 if any(r["result"] in FAILING and r["result"] != "worse" for r in result["games"].values()) else 0

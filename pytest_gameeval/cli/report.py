@@ -1,4 +1,5 @@
-"""`gameeval report diff OLD NEW`: one verdict per game between two reports (analysis/report.py)."""
+"""`gameeval report diff OLD NEW`: one verdict per game between two reports (analysis/report.py);
+`gameeval report merge OUT SLICE...`: one report from the slices of a run (analysis/report_merge.py)."""
 
 from __future__ import annotations
 
@@ -34,17 +35,38 @@ def main(argv: list[str]) -> int:
                       help="exit 0 although a game is missing from one report or has no played game there")
     diff.add_argument("--allow-structured-mismatch", action="store_true",
                       help="compare runs although one used structured decoding and the other did not")
+    diff.add_argument("--allow-version-change", action="store_true",
+                      help="compare runs although a game's version differs (the game changed, not only the model; "
+                           "said on the verdict line)")
+    merge = sub.add_parser("merge", help="one report from the reports of every slice of a run (--gameeval-shard K/N), "
+                                         "equal to one machine's report of the same cases")
+    merge.add_argument("out", help="the merged report to write (its records go beside it as OUT.records.jsonl)")
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="every slice's report (its records file beside it)")
     args = parser.parse_args(argv)
+    if args.action == "merge":
+        return _merge(args.out, args.reports)
     if not 0 < args.alpha < 1:
         raise GameEvalError("--alpha must be between 0 and 1")
     if args.tolerance < 0:
         raise GameEvalError("--tolerance must not be negative")
     result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance,
                           metrics=gate_metric_option(args.metric),
-                          allow_structured_mismatch=args.allow_structured_mismatch)
+                          allow_structured_mismatch=args.allow_structured_mismatch,
+                          allow_version_change=args.allow_version_change)
     if args.format == "json":
         json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_markdown(result) + "\n")
     return 1 if result["failing"] or (result["missing"] and not args.allow_missing) else 0
+
+
+def _merge(out: str, reports: list[str]) -> int:
+    from pathlib import Path
+
+    from pytest_gameeval.analysis.report_merge import write_merged
+
+    merged = write_merged([Path(r) for r in reports], Path(out))
+    games = ", ".join(f"{name} ({g['cases_reported']} cases, version {g.get('version')})" for name, g in merged["games"].items())
+    print(f"merged {len(reports)} slices into {out}: {games}")
+    return 0

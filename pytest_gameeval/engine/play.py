@@ -34,6 +34,7 @@ async def play_case(
     )
     for seat in record.seats:  # who played what: reports compare the opponents of two runs by it
         seat["model_role"] = roles[seat["name"]]
+    record.game_version, record.game_fingerprint = spec.version, spec.fingerprint  # what this record measured
     return record
 
 

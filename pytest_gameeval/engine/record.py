@@ -28,6 +28,9 @@ class GameRecord:
     usage: dict[str, dict[str, int]]  # seat -> input_tokens/output_tokens/calls
     schema: int = RECORD_SCHEMA
     notes: list[str] = field(default_factory=list)
+    # the game's version and fingerprint (engine/versions.py); None in records from before versions
+    game_version: str | None = None
+    game_fingerprint: str | None = None
 
     @property
     def label(self) -> str:

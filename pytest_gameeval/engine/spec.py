@@ -146,6 +146,22 @@ class GameSpec:
         module = sys.modules[type(self).__module__]
         return module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
 
+    @property
+    def version(self) -> str:
+        """The game's version as reports, records and logs name it: the number in
+        games/versions.json, or `N+dev.<fingerprint>` when the installed code is not that
+        version's (engine/versions.py)."""
+        from pytest_gameeval.engine.versions import game_version
+
+        return game_version(self.name, self.package)
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the code and data that define the game (engine/versions.py)."""
+        from pytest_gameeval.engine.versions import installed_fingerprint
+
+        return installed_fingerprint(self.package)
+
     def data_path(self, options: Mapping[str, Any]) -> Path:
         return data_path(options, self.package, self.data_file)
 
@@ -198,6 +214,12 @@ class GameSpec:
     def bindable_roles(self) -> set[str]:
         """Every model role name a user may bind for this game (for checking typos)."""
         return {name for role in self.model_roles.values() for name in role_names(role)} - {EVALUATED}
+
+    def expected_cost(self, options: Mapping[str, Any]) -> float:
+        """A rough relative cost of one game, to balance slices across machines (`--gameeval-shard`):
+        its turn budget, rounds (or questions, or deals) x players where the options say them, else 1."""
+        budget = next((getattr(options, k) for k in ("max_rounds", "max_questions", "games") if hasattr(options, k)), 1)
+        return float(budget * getattr(options, "players", 1))
 
     def case_key(self, row: Row, options: Mapping[str, Any]) -> str:
         """A readable id of a case without its trial, e.g. "hard-apple"."""

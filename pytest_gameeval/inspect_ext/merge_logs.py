@@ -14,7 +14,7 @@ from __future__ import annotations
 from pytest_gameeval.engine.errors import GameEvalError
 
 # What must be equal for logs to be parts of one evaluation.
-_SAME = ("task", "task_file", "task_args", "metadata", "model", "model_args", "model_roles", "solver", "solver_args")
+_SAME = ("task", "task_version", "task_file", "task_args", "metadata", "model", "model_args", "model_roles", "solver", "solver_args")
 
 
 def _game_of(log) -> str:

@@ -59,7 +59,9 @@ def game_task(game: str, **task_args: Any) -> Task:
         headline_metric=headline_metric(spec),
         # inspect view's log list heads its score column only "SCORE": the tag beside it names it
         tags=[score_tag(spec)],
-        metadata={"gameeval_game": game, "gameeval_options": options.as_dict()},
+        version=spec.version,  # the game's version (docs/versions.md): inspect's task_version
+        metadata={"gameeval_game": game, "gameeval_options": options.as_dict(),
+                  "gameeval_version": spec.version, "gameeval_fingerprint": spec.fingerprint},
     )
 
 

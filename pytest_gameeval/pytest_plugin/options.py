@@ -14,7 +14,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.backends.local_weights import canonical_model_name
-from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar
+from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
 
 DEFAULT_REPORT = "reports/gameeval-report.json"
 
@@ -34,6 +34,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-baseline", "gameeval_baseline", "string", "", "baseline report: gate this run against it"),
     ("--gameeval-concurrency", "gameeval_concurrency", "string", "32", "games in flight per process"),
     ("--gameeval-max-connections", "gameeval_max_connections", "string", "0", "concurrent calls per model (inspect's max_connections; 0: the provider's default)"),
+    ("--gameeval-shard", "gameeval_shard", "string", "", "K/N: play only the K-th of N slices of the selected cases (one machine's share; gameeval report merge joins the slices' reports)"),
     ("--gameeval-shard-size", "gameeval_shard_size", "string", "0", "cases played together by one process (0: the concurrency)"),
     ("--gameeval-cache", "gameeval_cache", "bool", False, "cache model calls with inspect's cache"),
     ("--gameeval-only", "gameeval_only", "bool", False, "run only the game cases: collect no test files (e.g. for a CI gate)"),
@@ -44,6 +45,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change within +-this is 'same' (metric units)"),
     ("--gameeval-gate-looks", "gameeval_gate_looks", "string", "4", "gate: looks (interim analyses) per game"),
     ("--gameeval-gate-allow-missing", "gameeval_gate_allow_missing", "bool", False, "gate: a game missing from the baseline does not fail the gate"),
+    ("--gameeval-allow-version-change", "gameeval_allow_version_change", "bool", False, "gate against a baseline played with another version of a game (the game changed, not only the model; said on the verdict line)"),
     ("--gameeval-gate-metric", "gameeval_gate_metrics", "linelist", [], "gate: also gate GAME.METRIC=higher|lower[:TOLERANCE] beside the headline, or GAME.METRIC=ignore (repeatable)"),
 ]
 
@@ -121,9 +123,11 @@ def settings_from_config(config: pytest.Config) -> Settings:
         shard_size=_number(config, "gameeval_shard_size", int, 0),
         max_connections=_number(config, "gameeval_max_connections", int, 0),
         cache=bool(option_value(config, "gameeval_cache")),
+        slice=parse_slice(str(option_value(config, "gameeval_shard") or "").strip()),
         gate=GateConfig(alpha=alpha, beta=beta, tolerance=_number(config, "gameeval_gate_tolerance", float, 0.0),
                         looks=_number(config, "gameeval_gate_looks", int, 1),
-                        allow_missing=bool(option_value(config, "gameeval_gate_allow_missing"))),
+                        allow_missing=bool(option_value(config, "gameeval_gate_allow_missing")),
+                        allow_version_change=bool(option_value(config, "gameeval_allow_version_change"))),
         gate_metrics=gate_metric_option(list(option_value(config, "gameeval_gate_metrics") or [])),
     )
     return settings

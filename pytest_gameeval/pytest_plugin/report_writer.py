@@ -63,8 +63,8 @@ def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
 
     spec = get_spec(name)
     rate_keys, mean_keys = score_keys(spec)
-    return {"title": spec.title, "options": {}, "dataset": {}, "cases_selected": 0, "cases_reported": 0, "cases_played": 0,
-            "cases_error": 0, "metrics": {}, "rate_keys": rate_keys, "mean_keys": mean_keys,
+    return {"title": spec.title, "version": spec.version, "fingerprint": spec.fingerprint, "options": {}, "dataset": {},
+            "cases_selected": 0, "cases_reported": 0, "cases_played": 0, "cases_error": 0, "metrics": {}, "rate_keys": rate_keys, "mean_keys": mean_keys,
             "directions": directions_of(spec, settings), "usage": {}, "failures": {}, "notes": [], "structured": None,
             "data_error": reason}
 
@@ -73,9 +73,11 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     from pytest_gameeval import __version__
     from pytest_gameeval.engine.record import GameRecord
     from pytest_gameeval.pytest_plugin.journal import clear_journal
-    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys
+    from pytest_gameeval.analysis.report_game import game_entry
+    from pytest_gameeval.pytest_plugin.runner import directions_of
     from pytest_gameeval.analysis.report import (
-        SCHEMA, SCHEMA_VERSION, git_info, incomparable, redact_args, redact_mapping, write_json_atomic, write_jsonl_atomic,
+        SCHEMA, SCHEMA_VERSION, git_info, incomparable, redact_args, redact_mapping, version_changes, write_json_atomic,
+        write_jsonl_atomic,
     )
 
     settings = state.settings
@@ -94,51 +96,10 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     games: dict[str, Any] = {}
     for name in sorted({c["game"] for c in ordered}):
         plan = state.plans[name]
-        spec = plan.spec
-        game_cases = [c for c in ordered if c["game"] == name]
         game_records = [GameRecord.from_dict(records[k]) for k in records if records[k]["game"] == name]
         game_records.sort(key=lambda r: (r.instance_id, r.epoch))
-        rate_keys, mean_keys = score_keys(spec)
-        usage: dict[str, dict[str, Any]] = {}
-        for c in game_cases:
-            for seat, u in (c.get("usage") or {}).items():
-                agg = usage.setdefault(seat, {"role": c["seats"][seat]["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0})
-                if c["seats"][seat]["model"] not in agg["models"]:
-                    agg["models"].append(c["seats"][seat]["model"])
-                for k in ("input_tokens", "output_tokens", "calls"):
-                    agg[k] += u.get(k, 0)
-        failures: dict[str, int] = {}
-        for c in game_cases:
-            for per_seat in (c.get("failures") or {}).values():
-                for kind, n in per_seat.items():
-                    failures[kind] = failures.get(kind, 0) + n
-        notes = sorted({n for r in game_records for n in r.notes})
-        decodings = {r.structured for r in game_records}
-        opponents: dict[str, set[str]] = {}  # who played each model role but the evaluated one
-        for r in game_records:
-            for role, who in r.opponents().items():
-                opponents.setdefault(role, set()).add(who)
-        games[name] = {
-            "title": spec.title,
-            "options": plan.options,
-            "dataset": plan.dataset,
-            "cases_selected": len(plan.cases),
-            "cases_reported": len(game_cases),
-            "cases_played": sum(c["status"] == "played" for c in game_cases),
-            "cases_error": sum(c["status"] == "error" for c in game_cases),
-            "metrics": spec.summarize(game_records) if game_records else {},
-            "headline": spec.headline,  # what the gate, report diff and gameeval compare test
-            "rate_keys": rate_keys,
-            "mean_keys": mean_keys,
-            "directions": directions_of(spec, settings),
-            "usage": usage,
-            "failures": failures,
-            "notes": notes,
-            # structured decoding as actually used by the game's seats: "on", "off" or "mixed"
-            "structured": decodings.pop() if len(decodings) == 1 else ("mixed" if decodings else None),
-            # model role -> who played it ("self": the evaluated model); runs with other opponents do not compare
-            "opponents": {role: ",".join(sorted(who)) for role, who in sorted(opponents.items())},
-        }
+        games[name] = game_entry(plan.spec, plan.options, plan.dataset, plan.selected, [c for c in ordered if c["game"] == name],
+                                 game_records, directions_of(plan.spec, settings))
     for name in sorted(state.broken):
         if name not in games:
             games[name] = _errored_game(name, state.broken[name], settings)
@@ -169,6 +130,8 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             "verdict": "fail" if failing else "pass",
             "missing_from_baseline": missing,
             "opponents_differ": opponents_differ,
+            # games gated although their versions differ (--gameeval-allow-version-change): said on the verdict line
+            "version_changes": version_changes(state.baseline, {"games": games}, compared),
             "allow_missing": settings.gate.allow_missing,
             "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
             "looks": settings.gate.looks,
@@ -197,6 +160,9 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
         "cases": ordered,
         "gate": gate_summary,
     }
+    if settings.slice is not None:  # one machine's slice: `gameeval report merge` joins the slices
+        report["shard"] = {"index": settings.slice[0], "count": settings.slice[1],
+                           "cases": {name: len(plan.cases) for name, plan in sorted(state.plans.items())}}
     write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
     write_json_atomic(report_path, report)
     clear_journal(report_path)  # the report now holds every game

@@ -75,6 +75,18 @@ class GamePlan:
     options: dict[str, Any]  # as reports store them (plain JSON)
     cases: list[Case]
     dataset: dict[str, Any]
+    selected: int = 0  # cases the options select; more than len(cases) when this process plays one slice
+
+
+def slice_plans(plans: list[GamePlan], index: int, count: int) -> None:
+    """Keep in each plan only the cases of slice `index` (1-based) of `count`, balanced over every
+    game's cases by expected cost (settings.slice_of); a case keeps its index among all."""
+    from pytest_gameeval.pytest_plugin.settings import slice_of
+
+    cases = [(plan, case) for plan in plans for case in plan.cases]
+    slices = slice_of([plan.spec.expected_cost(case.options) for plan, case in cases], count)
+    for plan in plans:
+        plan.cases = [case for (owner, case), k in zip(cases, slices) if owner is plan and k == index - 1]
 
 
 def dataset_digest(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,7 +112,7 @@ def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise GameEvalError(f"{spec.name}: case ids are not unique ({', '.join(dupes[:3])}); the game's case_key must tell rows apart")
-    return GamePlan(spec, options.as_dict(), cases, dataset_digest(spec, options))
+    return GamePlan(spec, options.as_dict(), cases, dataset_digest(spec, options), len(cases))
 
 
 def expected_decoding(spec: GameSpec, options: dict[str, Any], settings: Settings) -> str:
@@ -302,6 +314,8 @@ class Runner:
     def _resumed(self, case: Case) -> CaseResult | None:
         entry = self.resumed.get(case.name)
         if entry is None or entry["options"] != json.loads(json.dumps(case.options.as_dict())):
+            return None
+        if entry["record"].get("game_version") != get_spec(case.game).version:  # another version of the game: play again
             return None
         self.reused.append(case.name)
         return CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],

@@ -77,17 +77,21 @@ def _prepare(state: GameEvalState) -> None:
     for plan in state.plans.values():  # gate metrics must name real scores, baseline or not
         make_gate(plan.spec, settings, 1)
     baseline = option_value(state.config, "gameeval_baseline")
+    if baseline and settings.slice is not None:
+        raise GameEvalError("--gameeval-shard plays one slice of the cases; gate the merged report instead: "
+                            "gameeval report merge OUT SLICES..., then gameeval report diff BASELINE OUT (docs/shards.md)")
     if baseline:
         path = Path(baseline)
         if not path.is_absolute():
             path = state.config.rootpath / path
         state.baseline_path = path
         state.baseline = read_report(path)
-        preview = {"games": {name: {"options": p.options, "dataset": p.dataset,
+        preview = {"games": {name: {"options": p.options, "dataset": p.dataset, "version": p.spec.version,
                                     "structured": expected_decoding(p.spec, p.options, settings)}
                              for name, p in state.plans.items()}}
         in_both = [g for g in state.plans if g in state.baseline["games"]]
-        reasons = incomparable(state.baseline, preview, games=in_both)
+        reasons = incomparable(state.baseline, preview, games=in_both, allow_version_change=settings.gate.allow_version_change,
+                               version_flag="--gameeval-allow-version-change")
         if reasons:
             raise GameEvalError(f"baseline {baseline} does not match this run: " + "; ".join(reasons))
     _open_journal(state)

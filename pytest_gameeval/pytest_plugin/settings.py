@@ -47,6 +47,7 @@ class Settings:
     shard_size: int = 0  # 0: same as concurrency
     max_connections: int = 0  # inspect's max_connections per model; 0: the provider's default
     cache: bool = False
+    slice: tuple[int, int] | None = None  # --gameeval-shard K/N: play the K-th of N slices of the cases (1-based)
     gate: GateConfig = field(default_factory=GateConfig)
     gate_metrics: dict[str, dict[str, tuple[bool | None, float | None]]] = field(default_factory=dict)
 
@@ -93,6 +94,34 @@ def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | No
         except ValueError:
             raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} is not a number") from None
         out.setdefault(game, {})[metric] = (None if direction == "ignore" else direction == "higher", tolerance)
+    return out
+
+
+def parse_slice(value: str) -> tuple[int, int] | None:
+    """--gameeval-shard K/N (1 <= K <= N); "" -> None."""
+    if not value:
+        return None
+    k, slash, n = value.partition("/")
+    try:
+        index, count = int(k), int(n)
+    except ValueError:
+        index = count = 0
+    if not slash or not 1 <= index <= count:
+        raise GameEvalError(f"--gameeval-shard {value}: expected K/N with 1 <= K <= N (e.g. 2/3: the second of three slices)")
+    return index, count
+
+
+def slice_of(costs: list[float], count: int) -> list[int]:
+    """The slice (0-based) of each case, from each case's expected cost: the costliest first, each to
+    the slice with the least cost so far (ties: the lower slice; equal costs: in case order), so
+    every case is in exactly one slice, slices differ by at most one case's cost, and the split
+    depends only on the cases in their order (no hashing): the same on every machine."""
+    loads = [0.0] * count
+    out = [0] * len(costs)
+    for i in sorted(range(len(costs)), key=lambda i: (-costs[i], i)):
+        k = min(range(count), key=lambda j: (loads[j], j))
+        out[i] = k
+        loads[k] += costs[i]
     return out
 
 

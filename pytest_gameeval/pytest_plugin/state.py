@@ -67,6 +67,10 @@ class GameEvalState:
                 self.plans[spec.name] = plan_game(spec, settings)
             except GameEvalError as e:  # a data or strength problem fails this game's item, not the session
                 self.broken[spec.name] = str(e)
+        if settings.slice is not None:
+            from pytest_gameeval.pytest_plugin.runner import slice_plans
+
+            slice_plans(list(self.plans.values()), *settings.slice)
 
     def gated_games(self) -> set[str]:
         from pytest_gameeval.pytest_plugin.runner import make_gate

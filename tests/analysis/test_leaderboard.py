@@ -141,10 +141,25 @@ def test_page_from_logs_and_a_report_read_in_chromium(tmp_path: Path):
     local = json.loads(REPORT.read_text())["models"]["evaluated"]  # the GGUF by its identity, gameeval/local/FILE@SHA
     assert local.startswith("gameeval/local/") and "@" in local
     assert {r["model"] for r in board["rows"]} == {*SCRIPTED, local}
-    assert [c["game"] for c in board["columns"]] == ["askguess", "spyfall"]
+    assert [c["name"] for c in board["columns"]] == ["askguess", "spyfall"]
     md = (out / "leaderboard.md").read_text()
     assert f"| {local} |" in md and "(n=8)" in md  # the report's eight Ask-Guess games
     _check_page(out, {*SCRIPTED, local}, games=2)
+
+
+def test_two_versions_of_a_game_are_two_columns_never_rated_against_each_other(tmp_path: Path):
+    report = json.loads(REPORT.read_text())
+    for name, version, model in [("v1.json", "1", "model-a"), ("v2.json", "2", "model-b"), ("v2b.json", "2", "model-c")]:
+        report["games"]["askguess"]["version"], report["models"]["evaluated"] = version, model
+        (tmp_path / name).write_text(json.dumps(report))
+    board = L.build(L.read_inputs([tmp_path]), n_resamples=50)
+    assert [(c["game"], c["version"]) for c in board["columns"]] == [("askguess@1", "1"), ("askguess@2", "2")]
+    assert board["columns"][0]["title"] == "Ask-Guess (version 1, not comparable with the other)"
+    rows = {r["model"]: r for r in board["rows"]}
+    assert list(rows["model-a"]["cells"]) == ["askguess@1"] and rows["model-a"]["rating"]["rating"] is None  # alone in its version
+    assert rows["model-b"]["rating"]["games_rated"] == 1  # rated against model-c only, on version 2
+    md = L.render_markdown(board)
+    assert "Ask-Guess (version 1, not comparable with the other)" in md and "Ask-Guess (version 2, not comparable with the other)" in md
 
 
 @pytest.mark.slow
@@ -157,5 +172,5 @@ def test_page_over_all_nine_games_and_three_models(tmp_path: Path):
     out = tmp_path / "board"
     assert cli_main(["leaderboard", str(logs), "--out", str(out), "--bootstrap", "100"]) == 0
     board = json.loads((out / "leaderboard.json").read_text())
-    assert [c["game"] for c in board["columns"]] == list(GAMES)
+    assert [c["name"] for c in board["columns"]] == list(GAMES)
     _check_page(out, set(models), games=len(GAMES))

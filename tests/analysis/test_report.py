@@ -33,12 +33,12 @@ def cases(wins: list[float], rounds: list[float] | None = None, *, game: str = "
 
 
 def make_report(wins: list[float], rounds: list[float] | None = None, *, game: str = "g", sha: str = "abc",
-                options: dict | None = None, model: str = "m", seed0: int = 0) -> dict:
+                options: dict | None = None, model: str = "m", seed0: int = 0, version: str | None = "1") -> dict:
     """A minimal valid report: one game whose cases carry a 0/1 "win" rate and a "rounds" mean."""
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "package": {"version": "0"}, "models": {"evaluated": model},
         "settings": {}, "cases": cases(wins, rounds, game=game, seed0=seed0),
-        "games": {game: {"options": {"seed": 0, "limit": 0, "max_rounds": 5, **(options or {})},
+        "games": {game: {"version": version, "options": {"seed": 0, "limit": 0, "max_rounds": 5, **(options or {})},
                          "dataset": {"sha256": sha}, "metrics": {}, "rate_keys": ["win", "loss"],
                          "mean_keys": ["rounds"], "directions": {"win": "higher", "rounds": "lower"}, "usage": {}}},
     }
@@ -365,3 +365,32 @@ def test_a_baseline_without_the_headline_says_to_regenerate_it():
     gate.baseline_played = 6
     gate.look(old, new, 6, last=True)
     assert gate.failed and "regenerate the baseline" in gate.reason
+
+
+# -- game versions (issue 36) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("old_version, new_version, shown", [("1", "2", "old: 1, new: 2"),
+                                                             (None, "1", "old: unknown version, new: 1")])
+def test_another_game_version_is_incomparable_in_one_line_unless_allowed(tmp_path, capsys, old_version, new_version, shown):
+    from pytest_gameeval.cli import main as cli
+
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    write_json_atomic(old, make_report([1] * 30, version=old_version))
+    write_json_atomic(new, make_report([1] * 5 + [0] * 25, version=new_version))
+    assert cli(["report", "diff", str(old), str(new)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"gameeval: error: reports are not comparable: g: incomparable game versions ({shown})") and "\n" not in err
+    assert f"re-make the baseline with g version {new_version}" in err and "--allow-version-change" in err
+    assert cli(["report", "diff", str(old), str(new), "--allow-version-change"]) == 1  # compared: worse
+    out = capsys.readouterr().out
+    verdict = next(line for line in out.splitlines() if line.startswith("Verdict"))
+    assert f"Game versions differ, compared anyway (--allow-version-change): g {shown.split(', ')[0].split(': ')[1]} -> {new_version}" in verdict
+    assert cli(["report", "diff", str(new), str(new)]) == 0  # the same version: compared as usual
+
+
+def test_version_comes_first_and_equal_versions_add_no_reason():
+    assert incomparable(make_report([1, 0]), make_report([0, 1])) == []
+    reasons = incomparable(make_report([1, 0], version="1"), make_report([0, 1], sha="other", version="2"))
+    assert len(reasons) == 2 and reasons[0].startswith("g: incomparable game versions") and "different dataset" in reasons[1]
+    assert len(incomparable(make_report([1, 0], version="1"), make_report([0, 1], version="2"), allow_version_change=True)) == 0

@@ -295,6 +295,8 @@ def test_export_opens_in_inspect_and_matches_the_results_page(server, tmp_path):
         win = next(s for s in log.results.scores if s.name == "win").metrics["mean"].value
         assert win == pytest.approx(row["win"]["value"])
         game = report["games"][row["game"]]
+        version = get_spec(row["game"]).version  # the version the sessions were played with, from their records
+        assert game["version"] == version == log.eval.task_version == log.eval.metadata["gameeval_version"]
         assert game["metrics"]["rates"]["win"] == row["win"]
         assert game["metrics"].get("retrospective", {}) == row["retrospective"]
         retro = {k: v for k, v in row["retrospective"].items() if k in {s.name for s in log.results.scores}

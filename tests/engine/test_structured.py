@@ -104,7 +104,7 @@ def test_model_player_sends_the_turn_schema_only_when_structured():
 
 
 def _report(structured: str | None) -> dict:
-    game = {"options": {"structured": "auto"}, "dataset": {"sha256": "x"}, "metrics": {}, "rate_keys": [], "mean_keys": [],
+    game = {"version": "1", "options": {"structured": "auto"}, "dataset": {"sha256": "x"}, "metrics": {}, "rate_keys": [], "mean_keys": [],
             "directions": {}, "usage": {}}
     if structured:
         game["structured"] = structured

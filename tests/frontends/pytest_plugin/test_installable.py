@@ -102,4 +102,5 @@ def test_inspect_prints_one_error_line_under_display_none(tmp_path, args, messag
 
 def test_gameeval_version():
     proc = subprocess.run([str(BIN / "gameeval"), "--version"], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and proc.stdout.strip() == f"gameeval (pytest-gameeval) {__version__}"
+    assert proc.returncode == 0 and proc.stdout.splitlines()[0] == f"gameeval (pytest-gameeval) {__version__}"
+    assert "  askguess     version " in proc.stdout  # and each game's version (tests/games/test_versions.py)

@@ -15,7 +15,7 @@ import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once here: pytester's in-process
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  runs would otherwise re-import inspect every time)
-from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.analysis.report import read_report
 
 pytest_plugins = ["pytester"]
@@ -253,6 +253,25 @@ def test_a_corrupt_or_mismatched_baseline_is_one_clear_error(pytester, baseline)
     result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-option", "max_rounds=7", "--gameeval-baseline", str(baseline))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: gameeval: baseline * does not match this run: askguess: different game options max_rounds=30->7"])
+
+
+def test_a_baseline_of_another_game_version_stops_the_gate_in_one_line_unless_allowed(pytester, baseline):
+    data = json.loads(baseline.read_text())
+    assert data["games"]["askguess"]["version"] == get_spec("askguess").version
+    data["games"]["askguess"]["version"] = "0"
+    baseline.write_text(json.dumps(data))
+    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    version = get_spec("askguess").version
+    assert len(errors) == 1 and f"askguess: incomparable game versions (old: 0, new: {version})" in errors[0], result.stderr.lines
+    assert f"re-make the baseline with askguess version {version}" in errors[0] and "--gameeval-allow-version-change" in errors[0]
+    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline),
+                 "--gameeval-allow-version-change")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines([f"gameeval gate passed*[[]game versions differ, compared anyway (--gameeval-allow-version-change): askguess 0 -> {version}*"])
+    report = read_report(pytester.path / "reports" / "gameeval-report.json")
+    assert report["games"]["askguess"]["version"] == version and report["gate"]["version_changes"] == [f"askguess 0 -> {version}"]
 
 
 # -- xdist ------------------------------------------------------------------------------------------

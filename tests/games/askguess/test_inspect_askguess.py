@@ -8,6 +8,7 @@ import pytest
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.task import game_task
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -33,6 +34,10 @@ def test_inspect_eval_plays_and_scores(tmp_path):
     (log,) = logs
     assert log.status == "success"
     assert len(log.samples) == 3
+    version = get_spec("askguess").version  # the game's version names what the log measured (issue 36)
+    assert log.eval.task_version == version == log.eval.metadata["gameeval_version"]
+    assert log.eval.metadata["gameeval_fingerprint"] == get_spec("askguess").fingerprint
+    assert all(s.metadata["gameeval_record"]["game_version"] == version for s in log.samples)
     for sample in log.samples:
         score = sample.scores["gameeval_askguess"]
         assert score.answer in {"ST", "EE", "RLE", "AME", "CE"}
