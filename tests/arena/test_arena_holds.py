@@ -170,7 +170,7 @@ def test_every_response_carries_the_security_headers_and_the_log_holds_nothing(h
     client.get("/new")  # 405
     client.get("/no/such/page")
     client.post("/s/" + "A" * 43 + "/move", files={"text": ("a.txt", MARK.encode())})  # not a form: 415
-    assert len(held.responses) > 40
+    assert len(held.responses) >= 30  # the probes above (the memory one sends its own through the benchmark)
     statuses = {r.status_code for r in held.responses}
     assert not [s for s in statuses if s >= 500] and {400, 403, 404, 405, 413, 415} <= statuses
     for r in held.responses:
