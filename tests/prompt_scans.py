@@ -50,7 +50,9 @@ def scan(record, players):
     spy_word, villager_word = details["spy_word"], details["villager_word"]
     roles = {s["name"]: s["role"] for s in record.seats}
     for name, player in players.items():
-        assert player.prompts, f"{name} was never asked"
+        if not player.prompts:  # only when an evaluated seat's forfeit ended the game before its turn
+            assert record.label == "aborted", f"{name} was never asked"
+            continue
         forbidden = villager_word if roles[name] == "spy" else spy_word
         for ctx in player.prompts:
             text = "\n".join(m["content"] for m in ctx.messages)
@@ -59,5 +61,7 @@ def scan(record, players):
                 if other != name:
                     assert f"secretof{other.replace(' ', '')}" not in text, f"{name} saw a private field of {other}"
         own = "\n".join(m["content"] for m in player.prompts[-1].messages)
-        if len(player.prompts) > 1:
+        # a seat sees its own accepted replies (a settled turn's rejected ones leave its prompts)
+        accepted = [e for e in record.events if e.kind == "reply" and e.speaker == name and not e.data.get("retracted")]
+        if len(accepted) > 1:
             assert f"secretof{name.replace(' ', '')}" in own  # a seat does see its own replies

@@ -125,7 +125,7 @@ def analyze(games: Sequence[str], cases: dict[tuple[str, str], list[dict[str, An
         if not a or not b:
             results[game] = missing_entry(game, f"no finished run of {'A' if not a else 'B'}")
             continue
-        tested: dict[str, tuple[bool | None, float | None]] = {get_spec(game).headline: (True, None)}
+        tested: dict[str, tuple[bool | None, float | None]] = {key: (True, None) for key in get_spec(game).default_gated}
         tested.update(metrics.get(game, {}))
         known = set(get_spec(game).rate_keys) | set(get_spec(game).mean_keys)
         for metric in tested:

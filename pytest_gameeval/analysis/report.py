@@ -296,16 +296,19 @@ def headline_of(name: str, game: dict[str, Any]) -> str | None:
 
 def tested_metrics(name: str, old_game: dict[str, Any], new_game: dict[str, Any], tolerance: float,
                    extra: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None) -> list[tuple[str, bool, float]]:
-    """(metric, higher is better, tolerance): the headline, then the metrics the user names."""
+    """(metric, higher is better, tolerance): the metrics the new report's game is gated on by
+    default (its headline and turn-level measure), then the metrics the user names."""
     headline = headline_of(name, new_game)
-    wanted: dict[str, tuple[bool | None, float | None]] = {headline: (True, None)} if headline else {}
-    wanted.update((extra or {}).get(name, {}))
+    default = new_game.get("gated") or ([headline] if headline else [])
+    wanted: dict[str, tuple[bool | None, float | None]] = {key: (True, None) for key in default}
+    named = (extra or {}).get(name, {})
+    wanted.update(named)
     known = set(old_game["rate_keys"]) | set(old_game["mean_keys"])
     out = []
     for metric, (higher, tol) in wanted.items():
         if higher is None:
             continue
-        if metric not in known:
+        if metric not in known and metric in named:  # a default one the old report lacks: judge_game says so
             raise GameEvalError(f"metric {name}.{metric}: not a score of {name} in the old report "
                                 f"(rates: {', '.join(old_game['rate_keys'])}; means: {', '.join(old_game['mean_keys'])})")
         out.append((metric, higher, tolerance if tol is None else tol))

@@ -54,6 +54,7 @@ def game_entry(spec: GameSpec, options: dict[str, Any], dataset: dict[str, Any],
         "cases_error": sum(c["status"] == "error" for c in cases),
         "metrics": spec.summarize(records) if records else {},
         "headline": spec.headline,  # what the gate, report diff and gameeval compare test
+        "gated": list(spec.default_gated),  # ... beside the headline, one verdict over them
         "rate_keys": list(spec.rate_keys),
         "mean_keys": list(spec.other_mean_keys),
         "directions": directions,

@@ -236,7 +236,9 @@ def resolve_local_model(which: str | None = None, model_path: str | os.PathLike[
         path = _check_gguf(Path(os.path.expanduser(str(model_path))))
         if which:
             named = NAMED_MODELS.get(which) or by_file.get(which)
-            if (named and named.locate() != path) or (not named and _check_gguf(Path(which).expanduser()) != path):
+            # a bare file name equal to the path's is the file's identity (``x.gguf@sha``) as records name it
+            same_name = not named and which == path.name
+            if (named and named.locate() != path) or (not named and not same_name and _check_gguf(Path(which).expanduser()) != path):
                 raise LocalModelError(f"gameeval/local/{which} and -M model_path={model_path} name two different files: give one")
     elif not which:
         path = _check_gguf(NAMED_MODELS[DEFAULT_MODEL].locate())
@@ -262,10 +264,18 @@ def named_model_for(path: Path) -> NamedModel | None:
 
 def canonical_model_name(model: str, model_args: Mapping[str, Any] | None = None) -> str:
     """``gameeval/local...`` (with its ``model_path`` arg) as its identity; any other name unchanged."""
+    return canonical_local_model(model, model_args)[0]
+
+
+def canonical_local_model(model: str, model_args: Mapping[str, Any] | None = None) -> tuple[str, Path | None]:
+    """The identity of ``gameeval/local...`` and the file it names (None for any other model).
+
+    The identity keeps only the file's name: whoever loads the model again by its identity must
+    be given the path too (``-M model_path=``), else a GGUF outside the named models is lost."""
     if model != LOCAL_PREFIX and not model.startswith(LOCAL_PREFIX + "/"):
-        return model
+        return model, None
     path = resolve_local_model(model[len(LOCAL_PREFIX) + 1 :], (model_args or {}).get("model_path"))
-    return f"{LOCAL_PREFIX}/{local_identity(path)}"
+    return f"{LOCAL_PREFIX}/{local_identity(path)}", path
 
 
 # --------------------------------------------------------------------------- chat templates

@@ -85,7 +85,7 @@ def check_not_repeated(value: str, previous: Iterable[str], what: str = "your mo
     """A move the turn forbids repeating, equal to its seat's previous one word for word."""
     last = list(previous)[-1:] if previous else []
     if last and bare(value) and bare(value) == bare(last[0]):
-        raise DegenerateMove(f"{what} repeats your previous one word for word; make a new move")
+        raise DegenerateMove(f"{what} {_shown(value)} repeats your previous one word for word; make a new move")
 
 
 def check_list_items(items: list[str]) -> None:

@@ -16,6 +16,9 @@ FORMAT_ERROR = "format"
 RULE_VIOLATION = "rule"
 CHAT_ERROR = "chat"
 FAILURE_KINDS = (FORMAT_ERROR, RULE_VIOLATION, CHAT_ERROR)
+# The outcome of a game ended early by the default protocol (clembench's "aborted"): an evaluated
+# seat forfeited a turn, so its headline is settled at 0 and no later call can change it.
+ABORTED = "aborted"
 
 
 @dataclass
@@ -100,6 +103,11 @@ class Game:
     @property
     def finished(self) -> bool:
         return self.outcome is not None
+
+    def abort(self, seat: str, kind: str, detail: str) -> None:
+        """End the game at once after `seat` (an evaluated seat) forfeited: outcome ABORTED, with
+        the game's own details (each game's `finish` adds them) and who forfeited how."""
+        self.finish(ABORTED, None, rounds=self.round, aborted={"seat": seat, "kind": kind, "detail": detail[:300]})
 
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
         self.outcome = Outcome(label, winner, details)

@@ -8,7 +8,7 @@ from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.player import Player
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.runner import Observer, play
-from pytest_gameeval.engine.spec import GameSpec, Row
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 
 # (seat, model role) -> the player for that seat. The caller brings it (players.scripted.scripted_binder,
 # the front ends' model binders): the engine plays whoever it is given.
@@ -31,6 +31,7 @@ async def play_case(
     record = await play(
         game, players, instance_id=row.id, seed=seed, epoch=epoch,
         style=options.get("style", "chat"), observer=observer, notes=notes,
+        evaluated={name for name, role in roles.items() if role == EVALUATED},
     )
     for seat in record.seats:  # who played what: reports compare the opponents of two runs by it
         seat["model_role"] = roles[seat["name"]]

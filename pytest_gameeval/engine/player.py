@@ -26,6 +26,10 @@ class TurnContext:
     attempt: int = 0
     game_seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
+    # a re-prompt is sampled anew (the default protocol): a seat decoding deterministically gets a
+    # raised temperature and a seed of its own per attempt, since replaying the same sample to a
+    # corrected prompt gets the rejected text back; protocol=paper keeps each paper's replay
+    resample: bool = False
 
 
 @dataclass
@@ -34,6 +38,7 @@ class Reply:
     error: str | None = None  # set when the call failed after retries (a chat error)
     input_tokens: int = 0
     output_tokens: int = 0
+    sampling: dict[str, Any] | None = None  # how this attempt was sampled (temperature, seed), for the record
 
 
 @runtime_checkable

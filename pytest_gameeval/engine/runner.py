@@ -14,9 +14,10 @@ from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY
 from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
 from pytest_gameeval.engine.player import Player, TurnContext
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.views import render, visible_events
+from pytest_gameeval.engine.views import quote, render, visible_events
 
 MAX_TURNS = 5000  # a safety net against a rules bug; real games end far sooner
+RECENT_MOVES = 5  # earlier moves a re-prompt lists (a repeat is judged against the last one)
 
 
 class Observer(Protocol):
@@ -48,9 +49,14 @@ class _Result:
 class _Session:
     """Per-game bookkeeping the runner keeps beside the rules: counts, usage, settings."""
 
-    def __init__(self, seats: list[str], style: str, seed: int):
+    def __init__(self, seats: list[str], style: str, seed: int, *, ours: bool = True, evaluated: set[str] | None = None):
         self.style = style
         self.seed = seed
+        # the default protocol's turn handling (protocol=paper keeps each paper's): a re-prompt is
+        # sampled anew, a settled turn's failed attempts leave later prompts, and a forfeit of an
+        # evaluated seat (its headline settled at 0) ends the game at once
+        self.resample = self.retract = ours
+        self.abort_for = set(evaluated or ()) if ours else set()
         # DEGENERATE counts the rule violations that were degenerate moves (a part of RULE_VIOLATION)
         self.failures = {s: {FORMAT_ERROR: 0, RULE_VIOLATION: 0, DEGENERATE: 0, CHAT_ERROR: 0, "forfeit": 0} for s in seats}
         self.moves: dict[tuple[str, str], list[str]] = {}  # (seat, action) -> the texts of its accepted moves
@@ -75,7 +81,7 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
     for attempt in range(turn.retries + 1):
         view = visible_events(game.events, turn.seat)
         messages = render(session.style, system, game.events, turn.seat)
-        ctx = TurnContext(game.name, seat, turn, messages, view, attempt, session.seed, game.options)
+        ctx = TurnContext(game.name, seat, turn, messages, view, attempt, session.seed, game.options, session.resample)
         structured = turn.reply is not None and player.structured
         reply = await player.act(ctx)
         usage = session.usage[turn.seat]
@@ -84,9 +90,10 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         usage["output_tokens"] += reply.output_tokens
         if reply.error is not None:
             session.failures[turn.seat][CHAT_ERROR] += 1
-            note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action})))
-            return _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged)  # inspect already retried the call
-        data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {})}
+            note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action, "attempt": attempt})))
+            return _settled(session, _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged))  # inspect already retried the call
+        data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {}),
+                **({"sampling": reply.sampling} if reply.sampling else {})}
         note(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data)))
         try:
             text = turn.reply.unwrap(reply.text) if structured and turn.reply.text else reply.text  # type: ignore[union-attr]
@@ -96,7 +103,7 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
                 # nor is one empty of content: digits for a question, a placeholder for a guess
                 check_move(turn, text, session.moves.get((turn.seat, turn.action), []))
             session.moves.setdefault((turn.seat, turn.action), []).append(words_of(turn, text))
-            return _Result(True, text, action, events=logged)
+            return _settled(session, _Result(True, text, action, events=logged))
         except (ParseError, RuleViolation) as problem:
             kind = FORMAT_ERROR if isinstance(problem, ParseError) else RULE_VIOLATION
             session.failures[turn.seat][kind] += 1
@@ -107,9 +114,32 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
             note(game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, data)))
             last = _Result(False, kind=kind, detail=str(problem), events=logged)
             if attempt < turn.retries:
-                what = "could not be read" if kind == FORMAT_ERROR else "breaks a rule"
-                note(game.host(f"Your reply {what}: {problem}. Try again.", to=(turn.seat,)))
-    return last
+                earlier = session.moves.get((turn.seat, turn.action), []) if turn.no_repeat else []
+                note(game.host(correction(kind, problem, earlier), to=(turn.seat,), correction=True))
+    return _settled(session, last)
+
+
+def correction(kind: str, problem: Exception, earlier: list[str]) -> str:
+    """The host's re-prompt: what was wrong and, for a move that may not repeat, the moves already made."""
+    what = "could not be read" if kind == FORMAT_ERROR else "breaks a rule"
+    text = f"Your reply {what}: {problem}. Try again."
+    made = [quote(m) for m in earlier[-RECENT_MOVES:] if m.strip()]
+    if isinstance(problem, DegenerateMove) and made:
+        text += f" Your moves so far: {'; '.join(made)}. Write one that differs from all of them."
+    return text
+
+
+def _settled(session: _Session, result: _Result) -> _Result:
+    """A settled turn's failed attempts and the host's corrections leave every later prompt
+    (they stay in the record and the transcript): prompts do not grow with failures, and a seat
+    is not shown its rejected text to copy again."""
+    if session.retract:
+        answer = result.events[-1] if result.ok else None
+        for event in result.events:
+            if event is not answer and (event.kind == REPLY or event.data.get("correction")):
+                event.data.update(retracted=True, shown_to=list(event.to or ()))  # who saw it while the turn was open
+                event.to = REFEREE_ONLY
+    return result
 
 
 def _take_out_of_views(turn: Turn, events: list[Event]) -> None:
@@ -130,6 +160,8 @@ def _settle(game: Game, session: _Session, asked: list[tuple[Turn, _Result]]) ->
         else:
             session.failures[turn.seat]["forfeit"] += 1
             game.forfeit(turn, result.kind, result.detail)
+            if turn.seat in session.abort_for and not game.finished:
+                game.abort(turn.seat, result.kind, result.detail)
         if game.finished:
             break
 
@@ -181,8 +213,10 @@ async def play(
     style: str = "chat",
     observer: Observer | None = None,
     notes: list[str] | None = None,
+    evaluated: set[str] | None = None,
 ) -> GameRecord:
-    """Play `game` to the end with one player per seat and return its record."""
+    """Play `game` to the end with one player per seat and return its record. Under the default
+    protocol a forfeit by one of the `evaluated` seats ends the game at once (outcome ABORTED)."""
     missing = set(game.seats) - set(players)
     if missing:
         raise EngineError(f"no player for seat(s) {sorted(missing)}")
@@ -190,7 +224,7 @@ async def play(
         if not isinstance(player, Player):  # every attribute the record keeps, declared
             raise EngineError(f"seat {name}: {type(player).__name__} is not a Player: subclass "
                               "pytest_gameeval.engine.player.Player or declare label, structured, reference, self_play and act")
-    session = _Session(list(game.seats), style, seed)
+    session = _Session(list(game.seats), style, seed, ours=game.options.get("protocol", "default") != "paper", evaluated=evaluated)
     shown = _Shown(game, observer)
     if observer:
         await observer.game_started(game, seed)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from pytest_gameeval.engine.data import data_path
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.game import Game
+from pytest_gameeval.engine.game import ABORTED, Game
 from pytest_gameeval.engine.options import GameOptions, Option, build_options
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import game_rng
@@ -48,6 +48,8 @@ def only_rows(rows: list[Row], wanted: list[str] | None, game: str, what: str) -
 
 
 HEADLINE = "played_quality"  # the score key every game's headline is scored under (metrics/headline.py)
+# the evaluated seat's share of turns with a legal move at the first attempt (metrics/headline.py)
+FIRST_TRY = "legal_first_try"
 
 
 class GameSpec:
@@ -86,6 +88,14 @@ class GameSpec:
         best = [k for k, up in self.higher_is_better.items() if up and k in keys]
         return best[0] if best else self.outcome_labels[0]
 
+    @property
+    def default_gated(self) -> tuple[str, ...]:
+        """The score keys the gate, `report diff` and `gameeval compare` judge unless told
+        otherwise (all higher-is-better), one verdict per game over them: the headline and,
+        where the game scores it, the turn-level measure, which has range where the headline
+        sits at the floor (docs/headlines.md)."""
+        return (self.headline, *((FIRST_TRY,) if FIRST_TRY in self.mean_keys and FIRST_TRY != self.headline else ()))
+
     # games with sides (SpyFall, SpyGame, TofuKingdom): the 0/1 score key saying whether the
     # evaluated seat's side won, so a reader is told "won"/"lost" rather than which side won
     win_key: str | None = None
@@ -101,6 +111,8 @@ class GameSpec:
         return tuple(k for k in self.mean_keys if k not in self.binary_keys)
 
     def outcome_name(self, label: str) -> str:
+        if label == ABORTED and label not in self.outcome_names:
+            return "ended at once: an evaluated seat forfeited a turn (its headline was settled at 0)"
         return self.outcome_names.get(label, label)
 
     def evaluated_side(self, record: GameRecord) -> str | None:

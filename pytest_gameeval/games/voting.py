@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
-from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, Game, Seat, Turn
 from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.matching import mentions, squash
 from pytest_gameeval.games.ballots import Ballot, VoteStage
@@ -31,7 +31,7 @@ SPY = "spy"
 VILLAGER = "villager"
 SPY_WIN = "spy_win"
 VILLAGER_WIN = "villager_win"
-OUTCOMES = (SPY_WIN, VILLAGER_WIN)
+OUTCOMES = (SPY_WIN, VILLAGER_WIN, ABORTED)
 DRAW_LOTS, NOBODY_OUT = "lots", "nobody"  # what a tie that survives the revote leads to
 TIE_RULES = (DRAW_LOTS, NOBODY_OUT)
 

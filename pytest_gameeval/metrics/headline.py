@@ -20,11 +20,14 @@ import math
 import re
 from typing import Iterable
 
-from pytest_gameeval.engine.events import SPEECH
+from pytest_gameeval.engine.events import FAILURE, REPLY, SPEECH
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.spec import HEADLINE
+from pytest_gameeval.engine.spec import FIRST_TRY, HEADLINE
 
-KEYS = ("played", "quality", HEADLINE)
+# FIRST_TRY: the evaluated seat's turns answered with a legal move at the first attempt, as a
+# share: the turn-level measure beside the headline, with range where the headline sits at the
+# floor (a model that forfeits once scores 0 on the headline, but 0.9 here if it rarely fails)
+KEYS = ("played", "quality", HEADLINE, FIRST_TRY)
 DIRECTIONS = {key: True for key in KEYS}  # higher is better for all three
 CHAT_ERROR_LABEL = "CE"
 NAN = float("nan")
@@ -38,6 +41,28 @@ def forfeited(record: GameRecord, seats: Iterable[str]) -> bool:
 def played(record: GameRecord, seats: Iterable[str], aborts: Iterable[str] = ()) -> bool:
     """Finished by the evaluated seats: no forfeit of theirs, no chat error, no aborting outcome."""
     return record.label != CHAT_ERROR_LABEL and record.label not in set(aborts) and not forfeited(record, seats)
+
+
+def legal_first_try(record: GameRecord, seats: Iterable[str]) -> float:
+    """The share of `seats`' turns (moves, not record-only probes) whose first attempt was a
+    legal move: not unreadable, not against a rule, not a failed call. NaN with no such turn."""
+    seats = set(seats)
+    turns = failed = 0
+    for event in record.events:
+        data = event.data
+        if event.speaker not in seats or "probe" in data or data.get("attempt", 0) != 0:
+            continue
+        if event.kind == REPLY:
+            turns += 1
+        elif event.kind == FAILURE:
+            failed += 1
+            turns += data.get("kind") == "chat"  # a failed call leaves no reply to count
+    return (turns - failed) / turns if turns else NAN
+
+
+def scores_of(record: GameRecord, seats: Iterable[str], is_played: bool, quality: float) -> dict[str, float]:
+    """The headline keys of one game (`scores`) and its evaluated seats' turn-level measure."""
+    return {**scores(is_played, quality), FIRST_TRY: legal_first_try(record, seats)}
 
 
 def scores(is_played: bool, quality: float) -> dict[str, float]:

@@ -10,7 +10,12 @@ from inspect_ai.util import JSONSchema, LimitExceededError
 from pytest_gameeval.engine.errors import EngineError, GameEvalError
 from pytest_gameeval.engine.player import Player, Reply, TurnContext, current_turn
 from pytest_gameeval.engine.replies import ReplyFormat
+from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.views import Message
+
+# how much a deterministic seat's temperature rises on each re-prompt (Werewolf Arena raises it
+# by 0.2 a retry; 0.3 was needed for SmolLM2-135M to leave a rejected reply, see docs/reliability.md)
+RESAMPLE_STEP = 0.3
 
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
@@ -65,15 +70,37 @@ class ModelPlayer(Player):
         self.structured = structured
         self.conversation = InspectConversation()
 
+    def _temperature(self) -> float | None:
+        """The temperature a call is sampled at when the config sets none: the provider's default
+        where it says it (the embedded model's `-M temperature`), else unknown."""
+        if self.config.temperature is not None:
+            return self.config.temperature
+        default = getattr(getattr(self.model, "api", None), "default_temperature", None)
+        return float(default) if isinstance(default, (int, float)) else None
+
+    def _sampling(self, ctx: TurnContext) -> GenerateConfig:
+        """A deterministic seat's re-prompt is sampled anew: temperature raised by RESAMPLE_STEP per
+        attempt, with a seed of its own (derived from the game's seed, the seat, the turn and the
+        attempt, so the same game seed still plays the same game)."""
+        temperature = self._temperature()
+        if not (ctx.resample and ctx.attempt and temperature == 0):
+            return GenerateConfig()
+        seed = derive_seed(ctx.game_seed, ctx.seat.name, ctx.turn.action, len(ctx.events), ctx.attempt) % 2**31
+        return GenerateConfig(temperature=round(RESAMPLE_STEP * ctx.attempt, 3), seed=seed)
+
     def _config(self, ctx: TurnContext) -> GenerateConfig:
+        config = self.config.merge(self._sampling(ctx))
         if not self.structured or ctx.turn.reply is None:
-            return self.config
-        return self.config.merge(GenerateConfig(response_schema=response_schema(ctx.turn.reply)))
+            return config
+        return config.merge(GenerateConfig(response_schema=response_schema(ctx.turn.reply)))
 
     async def act(self, ctx: TurnContext) -> Reply:
         token = current_turn.set(ctx)
+        config = self._config(ctx)
+        sampling = {"temperature": config.temperature if config.temperature is not None else self._temperature(),
+                    **({"seed": config.seed, "resampled": True} if config.seed is not None and ctx.attempt else {})}
         try:
-            output = await self.model.generate(self.conversation.convert(ctx.messages), config=self._config(ctx))
+            output = await self.model.generate(self.conversation.convert(ctx.messages), config=config)
         except (LimitExceededError, EngineError, GameEvalError):
             raise  # budgets and harness bugs are not the model's failure
         except Exception as e:  # the call failed after inspect's own retries: a chat error
@@ -87,4 +114,5 @@ class ModelPlayer(Player):
             output.completion,
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
+            sampling=sampling,
         )

@@ -13,7 +13,7 @@ import pytest
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.backends.local_weights import canonical_model_name
+from pytest_gameeval.backends.local_weights import canonical_local_model
 from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
 
 DEFAULT_REPORT = "reports/gameeval-report.json"
@@ -107,12 +107,19 @@ def settings_from_config(config: pytest.Config) -> Settings:
     model_args = {k: parse_scalar(v) for k, v in key_value_pairs(list(option_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")}
     model = option_value(config, "gameeval_model") or None
     roles = dict(key_value_pairs(list(option_value(config, "gameeval_roles") or []), "--gameeval-role"))
+    local_paths: dict[str, str] = {}
+
+    def canonical(name: str) -> str:  # a local GGUF is named by its identity (file name + short sha256)
+        identity, path = canonical_local_model(name, model_args)
+        if path is not None:
+            local_paths[identity] = str(path)
+        return identity
+
     settings = Settings(
-        # a local GGUF is named by its identity (file name + short sha256) in records and reports
-        model=canonical_model_name(model, model_args) if model else None,
-        roles={role: ",".join(canonical_model_name(m.strip(), model_args) for m in bound.split(","))
-               for role, bound in roles.items()},
+        model=canonical(model) if model else None,
+        roles={role: ",".join(canonical(m.strip()) for m in bound.split(",")) for role, bound in roles.items()},
         model_args=model_args,
+        local_paths=local_paths,
         games=games,
         trials=_number(config, "gameeval_trials", int, 1),
         limit=_number(config, "gameeval_limit", int, 0),

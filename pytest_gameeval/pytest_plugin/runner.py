@@ -134,11 +134,11 @@ def selected_specs(settings: Settings) -> list[GameSpec]:
 
 
 def gate_metrics(spec: GameSpec, game_report_keys: tuple[list[str], list[str]], settings: Settings) -> list[GateMetric]:
-    """The metrics to gate for a game: its headline (`spec.headline`, higher is better), then any
+    """The metrics to gate for a game: its headline and turn-level measure (`spec.default_gated`), then any
     metric --gameeval-gate-metric names; `GAME.METRIC=ignore` drops one (the headline included).
     Outcome shares are not gated one by one (analysis/verdict.py says why)."""
     rate_keys, mean_keys = game_report_keys
-    wanted: dict[str, tuple[bool | None, float | None]] = {spec.headline: (True, None)}
+    wanted: dict[str, tuple[bool | None, float | None]] = {key: (True, None) for key in spec.default_gated}
     wanted.update(settings.gate_metrics.get(spec.name, {}))
     metrics = []
     for name, (higher, tol) in wanted.items():
@@ -203,7 +203,10 @@ class ModelPool:
         if model not in self.models:
             try:
                 config = GenerateConfig(max_connections=self.settings.max_connections) if self.settings.max_connections else None
-                self.models[model] = get_model(model, config=config, **self.settings.model_args)
+                args = dict(self.settings.model_args)
+                if model in self.settings.local_paths:  # the identity keeps only the file's name
+                    args["model_path"] = self.settings.local_paths[model]
+                self.models[model] = get_model(model, config=config, **args)
             except PrerequisiteError as e:  # ours and inspect's errors (a missing API key): one plain line
                 raise GameEvalError(f"{model}: {plain_error(e).removeprefix('gameeval: ')}") from None
             except Exception as e:  # an unknown provider or bad argument: the user's input

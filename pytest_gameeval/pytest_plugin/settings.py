@@ -38,6 +38,8 @@ class Settings:
     model: str | None = None
     roles: dict[str, str] = field(default_factory=dict)
     model_args: dict[str, Any] = field(default_factory=dict)
+    # a local GGUF's identity (gameeval/local/x.gguf@sha) -> its file: the identity alone cannot find it
+    local_paths: dict[str, str] = field(default_factory=dict)
     games: list[str] = field(default_factory=list)
     trials: int = 1
     limit: int = 0

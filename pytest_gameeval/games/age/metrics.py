@@ -135,9 +135,9 @@ def headline(record: GameRecord) -> dict[str, float]:
     confusion (the other group did not find it), already in [0, 1]."""
     seats = [s["name"] for s in record.seats if s.get("private", {}).get("slot") == EVALUATED_SLOT]
     if not hl.played(record, seats):
-        return hl.scores(False, hl.NAN)
+        return hl.scores_of(record, seats, False, hl.NAN)
     mine = next((r for r in player_scores(record) if r["slot"] == EVALUATED_SLOT), None)
-    return hl.scores(True, float(mine["age"]) if mine else hl.NAN)
+    return hl.scores_of(record, seats, True, float(mine["age"]) if mine else hl.NAN)
 
 
 # -- over many records ----------------------------------------------------------------------

@@ -21,14 +21,14 @@ from rapidfuzz.distance import Jaro
 from pytest_gameeval.engine.degenerate import DegenerateMove, bare
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import SPEECH
-from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, CHAT_ERROR, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, jaro_match, squash
 from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.parsing import json_objects
 from pytest_gameeval.engine.views import quote
 from pytest_gameeval.games.age import prompts
 
-OUTCOMES = ("solved", "limit", "CE")
+OUTCOMES = ("solved", "limit", "CE", ABORTED)
 MAX_PLAYERS = 8
 
 

@@ -25,11 +25,11 @@ def headline(record: GameRecord) -> dict[str, float]:
     its speed (1 at the first question, 0.5 at the last allowed); a lost played game earns at most
     0.25, the share of its questions that were distinct."""
     if not hl.played(record, [QUESTIONER]):
-        return hl.scores(False, hl.NAN)
+        return hl.scores_of(record, [QUESTIONER], False, hl.NAN)
     details = record.outcome["details"]
     if record.label == "win":
-        return hl.scores(True, hl.speed(details.get("rounds", 1), details.get("max_rounds", 20)))
-    return hl.scores(True, hl.FAILURE_CREDIT * hl.distinct_share(record, QUESTIONER))
+        return hl.scores_of(record, [QUESTIONER], True, hl.speed(details.get("rounds", 1), details.get("max_rounds", 20)))
+    return hl.scores_of(record, [QUESTIONER], True, hl.FAILURE_CREDIT * hl.distinct_share(record, QUESTIONER))
 
 
 def summarize(records: list[GameRecord]) -> dict[str, Any]:

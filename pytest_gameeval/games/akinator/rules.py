@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
-from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, normalize
 from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
@@ -27,7 +27,7 @@ from pytest_gameeval.games.akinator import prompts
 from pytest_gameeval.games.akinator.prompts import ANSWERS, QUESTIONER
 from pytest_gameeval.games.arena.rules import CLASSIFY, USER, USER_ROLE, ArenaGame, ArenaOptions, parse_ranked_list, ranked_list_instruction
 
-OUTCOMES = ("win", "lose", "CE")
+OUTCOMES = ("win", "lose", "CE", ABORTED)
 _GUESS = re.compile(r"this\s+is\s+a\s+guess\W*are\s+you\s+thinking\s+of\s+(?P<x>[^?\n]+)", re.IGNORECASE)
 _ANSWER_KEYS = {normalize(a).replace("'", ""): a for a in ANSWERS}
 _ANSWER_KEYS.update({"dont know": "Don't Know", "do not know": "Don't Know", "i dont know": "Don't Know"})

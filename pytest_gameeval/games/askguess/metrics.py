@@ -39,10 +39,10 @@ def headline(record: GameRecord) -> dict[str, float]:
     game scores by its speed (1 in round 1, 0.5 in the last); an unsolved played game earns at
     most 0.25, the share of its questions that were distinct (repeats learn nothing new)."""
     if not hl.played(record, [QUESTIONER], aborts=("AME",)):
-        return hl.scores(False, hl.NAN)
+        return hl.scores_of(record, [QUESTIONER], False, hl.NAN)
     if record.label == "ST":
-        return hl.scores(True, hl.speed(record.outcome["details"]["rounds"], record.options.get("max_rounds", 30)))
-    return hl.scores(True, hl.FAILURE_CREDIT * hl.distinct_share(record, QUESTIONER))
+        return hl.scores_of(record, [QUESTIONER], True, hl.speed(record.outcome["details"]["rounds"], record.options.get("max_rounds", 30)))
+    return hl.scores_of(record, [QUESTIONER], True, hl.FAILURE_CREDIT * hl.distinct_share(record, QUESTIONER))
 
 
 def summarize(records: list[GameRecord]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import RuleViolation
-from pytest_gameeval.engine.game import CHAT_ERROR, Game, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, CHAT_ERROR, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher
 from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.parsing import plain_text
@@ -33,7 +33,7 @@ from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.games.askguess import prompts
 from pytest_gameeval.games.askguess.prompts import ANSWERER, QUESTIONER
 
-OUTCOMES = ("ST", "EE", "RLE", "AME", "CE")
+OUTCOMES = ("ST", "EE", "RLE", "AME", "CE", ABORTED)
 _GAMEOVER = re.compile(r"\bgame\s*-?\s*over\b", re.IGNORECASE)
 
 

@@ -23,8 +23,8 @@ def headline(record: GameRecord) -> dict[str, float]:
     """played: the interrogator gave a verdict (no `no_verdict`, no forfeit, no failed call).
     quality: 1 for the correct verdict on the claim, 0 for the wrong one."""
     if not hl.played(record, [INTERROGATOR], aborts=("no_verdict",)):
-        return hl.scores(False, hl.NAN)
-    return hl.scores(True, float(record.label == "win"))
+        return hl.scores_of(record, [INTERROGATOR], False, hl.NAN)
+    return hl.scores_of(record, [INTERROGATOR], True, float(record.label == "win"))
 
 
 def summarize(records: list[GameRecord]) -> dict[str, Any]:

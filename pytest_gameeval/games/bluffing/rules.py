@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError
-from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame, ArenaOptions
 from pytest_gameeval.games.bluffing import prompts
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES, VERDICT_FORM
 
-OUTCOMES = ("win", "lose", "no_verdict", "CE")
+OUTCOMES = ("win", "lose", "no_verdict", "CE", ABORTED)
 _VERDICT = re.compile(r"i\s+believe\s+your\s+statement\s+is\s*:?\s*[*\"']*\s*(true|false)\b", re.IGNORECASE)
 _LEVEL = re.compile(r"\b(possibly\s+true|possibly\s+false|unknown|true|false)\b", re.IGNORECASE)
 

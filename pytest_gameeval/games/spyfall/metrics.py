@@ -68,13 +68,13 @@ def headline(record: GameRecord) -> dict[str, float]:
     side = details["evaluated"]
     seats = [s["name"] for s in record.seats if s["role"] == side]
     if not hl.played(record, seats):
-        return hl.scores(False, hl.NAN)
+        return hl.scores_of(record, seats, False, hl.NAN)
     spy_won = record.label == SPY_WIN
     if spy_won == (side == SPY):
-        return hl.scores(True, 1.0)
+        return hl.scores_of(record, seats, True, 1.0)
     if side == SPY:
-        return hl.scores(True, hl.FAILURE_CREDIT * spy_living_round(record) / max(1, details["rounds"]))
-    return hl.scores(True, 0.0)
+        return hl.scores_of(record, seats, True, hl.FAILURE_CREDIT * spy_living_round(record) / max(1, details["rounds"]))
+    return hl.scores_of(record, seats, True, 0.0)
 
 
 def pair_metrics(records: list[GameRecord]) -> dict[str, Any]:

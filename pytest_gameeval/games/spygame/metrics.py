@@ -113,10 +113,10 @@ def headline(record: GameRecord) -> dict[str, float]:
     details = record.outcome["details"]
     guest = details["guest"]
     if not hl.played(record, [guest]):
-        return hl.scores(False, hl.NAN)
+        return hl.scores_of(record, [guest], False, hl.NAN)
     if details["guest_win"]:
-        return hl.scores(True, 1.0)
-    return hl.scores(True, hl.FAILURE_CREDIT * min(1.0, details["survived"][guest] / max(1, details["rounds"])))
+        return hl.scores_of(record, [guest], True, 1.0)
+    return hl.scores_of(record, [guest], True, hl.FAILURE_CREDIT * min(1.0, details["survived"][guest] / max(1, details["rounds"])))
 
 
 # -- bias report --------------------------------------------------------------------------

@@ -66,12 +66,12 @@ def headline(record: GameRecord) -> dict[str, float]:
     ((margin + 4) / 8), conservative below them ((4 - margin) / 8). NaN when no judge's rating
     parsed (the judges' failure says nothing about the describer)."""
     if not hl.played(record, [DESCRIBER], aborts=("no_description",)):
-        return hl.scores(False, hl.NAN)
+        return hl.scores_of(record, [DESCRIBER], False, hl.NAN)
     d = record.outcome["details"]
     margin = target_score(d) - distractor_mean(d)
     if not math.isfinite(margin):
-        return hl.scores(True, hl.NAN)
-    return hl.scores(True, (margin + 4) / 8 if d["mode"] == "aggressive" else (4 - margin) / 8)
+        return hl.scores_of(record, [DESCRIBER], True, hl.NAN)
+    return hl.scores_of(record, [DESCRIBER], True, (margin + 4) / 8 if d["mode"] == "aggressive" else (4 - margin) / 8)
 
 
 def _finite(values: list[float]) -> list[float]:

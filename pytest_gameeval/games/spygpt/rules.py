@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
-from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, Game, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher
 from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.parsing import json_objects
@@ -32,7 +32,7 @@ from pytest_gameeval.games.spygpt import prompts
 from pytest_gameeval.games.spygpt.prompts import WORD_LIMITS
 
 DESCRIBER = "Describer"
-OUTCOMES = ("judged", "no_description")
+OUTCOMES = ("judged", "no_description", ABORTED)
 MODES = ("aggressive", "conservative")
 
 

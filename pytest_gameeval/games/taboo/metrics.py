@@ -27,14 +27,14 @@ def headline(record: GameRecord) -> dict[str, float]:
     every round without saying it (a defence, not an identification) 0.5; saying the word or a
     wrong guess earns at most 0.25, the share of the rounds survived before it."""
     if not hl.played(record, [GUESSER], aborts=("forfeit",)):
-        return hl.scores(False, hl.NAN)
+        return hl.scores_of(record, [GUESSER], False, hl.NAN)
     details = record.outcome["details"]
     max_rounds = details.get("max_rounds") or record.options.get("max_rounds", 5)
     if record.label == "guessed":
-        return hl.scores(True, hl.speed(details["rounds"], max_rounds))
+        return hl.scores_of(record, [GUESSER], True, hl.speed(details["rounds"], max_rounds))
     if record.label == "survived":
-        return hl.scores(True, 0.5)
-    return hl.scores(True, hl.FAILURE_CREDIT * (details["rounds"] - 1) / max_rounds)
+        return hl.scores_of(record, [GUESSER], True, 0.5)
+    return hl.scores_of(record, [GUESSER], True, hl.FAILURE_CREDIT * (details["rounds"] - 1) / max_rounds)
 
 
 def summarize(records: list[GameRecord]) -> dict[str, Any]:

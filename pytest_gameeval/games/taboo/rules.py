@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
-from pytest_gameeval.engine.game import CHAT_ERROR, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, plural_forms, squash
 from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
@@ -35,7 +35,7 @@ from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame, ArenaO
 from pytest_gameeval.games.taboo import prompts
 from pytest_gameeval.games.taboo.prompts import GUESSER, MAX_CLUE
 
-OUTCOMES = ("guessed", "survived", "said_word", "wrong_guess", "forfeit", "CE")
+OUTCOMES = ("guessed", "survived", "said_word", "wrong_guess", "forfeit", "CE", ABORTED)
 WINS = ("guessed", "survived")
 _GUESS = re.compile(r"my\s+guess\s+of\s+the\s+word\s+is\s*[:\-]?\s*(?P<x>[^\n.!?,;]*)", re.IGNORECASE)
 

@@ -6,9 +6,10 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY
+from pytest_gameeval.engine.game import ABORTED
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS, HIDDEN_ROLES
-from pytest_gameeval.games.tofukingdom.rules import VOID
+from pytest_gameeval.games.tofukingdom.rules import OUTCOMES, VOID
 from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
 
@@ -37,8 +38,9 @@ def rule_violations(record: GameRecord) -> list[dict[str, Any]]:
 
 
 def decided(records: list[GameRecord]) -> list[GameRecord]:
-    """The games a camp won: protocol=paper's void games (GameEval drops them) left out."""
-    return [r for r in records if r.label != VOID]
+    """The games a camp won: protocol=paper's void games (GameEval drops them) and games aborted
+    when an evaluated seat forfeited (no camp won them) left out."""
+    return [r for r in records if r.label not in (VOID, ABORTED)]
 
 
 def obligation_breaches(record: GameRecord) -> int:
@@ -51,7 +53,7 @@ def score(record: GameRecord) -> dict[str, float]:
     details = record.outcome["details"]
     evaluated = details["evaluated"]
     violations = rule_violations(record)
-    values = {camp: float(record.label == camp) for camp in (*CAMPS, VOID)}
+    values = {label: float(record.label == label) for label in OUTCOMES}
     values["win"] = float(record.outcome["winner"] == evaluated)
     values["evaluated_rule_violations"] = float(sum(1 for v in violations if CAMP_OF[v["role"]] == evaluated))
     values["answer_rule_violations"] = float(sum(1 for v in violations if v["action"] in ANSWER_ACTIONS))
@@ -68,8 +70,8 @@ def headline(record: GameRecord) -> dict[str, float]:
     camp = record.outcome["details"]["evaluated"]
     seats = [s["name"] for s in record.seats if CAMP_OF.get(s["role"]) == camp]
     if not hl.played(record, seats):
-        return hl.scores(False, hl.NAN)
-    return hl.scores(True, float(record.outcome["winner"] == camp))
+        return hl.scores_of(record, seats, False, hl.NAN)
+    return hl.scores_of(record, seats, True, float(record.outcome["winner"] == camp))
 
 
 def points(records: list[GameRecord]) -> dict[str, dict[str, Any]]:

@@ -29,7 +29,7 @@ from typing import Any
 
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import REFEREE_ONLY
-from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.game import ABORTED, Game, Seat, Turn
 from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.options import GameOptions, option
 from pytest_gameeval.games.tofukingdom import prompts
@@ -40,7 +40,7 @@ from pytest_gameeval.games.tofukingdom.roles import (
 )
 
 PRINCE_SEAT = "Prince"
-OUTCOMES = ("prince", "queen", "spy", "void")  # the winning camp; "void" only under protocol=paper
+OUTCOMES = ("prince", "queen", "spy", "void", ABORTED)  # the winning camp; "void" only under protocol=paper
 VOID = "void"
 MAX_ATTEMPTS = 5  # protocol=paper: void attempts before the game ends void
 
@@ -259,10 +259,14 @@ class TofuKingdomGame(Game):
         if chosen:
             self.say(PRINCE_SEAT, f"I believe {chosen} is the Princess.", chosen=chosen)
             self.host(f"{chosen} is the {title(chosen_role)}. The {title(camp)}'s camp wins.")
-        self.finish(
-            camp or VOID, camp,
-            chosen=chosen, chosen_role=chosen_role, pick_forfeit=forfeit,
-            identities=dict(self.identities), evaluated=self.options.evaluated,
-            extra_addressee=self.extra_addressee, extra_answerer=self.current.get("answerer") if self.extra_addressee else None,
-            forfeits=dict(self.forfeits), voided=list(self.voided), asking_order=list(self.queue),
-        )
+        self.finish(camp or VOID, camp, chosen=chosen, chosen_role=chosen_role, pick_forfeit=forfeit)
+
+    def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        """Every ending (an aborted game's too) records who was who and how the game went."""
+        details = {
+            "chosen": None, "chosen_role": None, "pick_forfeit": None,
+            "identities": dict(self.identities), "evaluated": self.options.evaluated,
+            "extra_addressee": self.extra_addressee, "extra_answerer": self.current.get("answerer") if self.extra_addressee else None,
+            "forfeits": dict(self.forfeits), "voided": list(self.voided), "asking_order": list(self.queue), **details,
+        }
+        super().finish(label, winner, **details)

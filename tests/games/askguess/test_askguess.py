@@ -94,11 +94,21 @@ def test_homograph_label_not_guessed_by_modal_verb():
     assert record.label == "ST"
 
 
+def test_reprompt_then_forfeit_ends_the_game_under_the_default_protocol():
+    # three unparsable questions (1 + 2 retries) forfeit the turn: the questioner's headline is
+    # settled at 0, so the game ends at once, aborted, and the answerer is never called
+    bad = ["no json", "still none", '{"thought": "x"}']
+    record, players = play(bad, [], cot=True)
+    assert record.label == "aborted" and record.outcome["details"]["aborted"]["seat"] == "Questioner"
+    assert record.failures["Questioner"]["forfeit"] == 1 and not players["answerer"].prompts
+    assert SPEC.score(record)["played"] == 0.0 and SPEC.score(record)["aborted"] == 1.0
+
+
 def test_reprompt_then_forfeit_on_unparsable_replies():
-    # cot mode: three unparsable questions (1 + 2 retries) forfeit the round, then play resumes
+    # protocol=paper: three unparsable questions (1 + 2 retries) forfeit the round, then play resumes
     bad = ["no json", "still none", '{"thought": "x"}']
     good_q = '{"thought": "t", "speak": "Is it an apple?"}'
-    record, players = play(bad + [good_q], ['{"thought": "t", "speak": "gameover"}'], cot=True)
+    record, players = play(bad + [good_q], ['{"thought": "t", "speak": "gameover"}'], cot=True, protocol="paper")
     assert record.failures["Questioner"]["format"] == 3
     assert record.failures["Questioner"]["forfeit"] == 1
     assert record.label == "ST" and record.outcome["details"]["rounds"] == 2

@@ -87,7 +87,7 @@ def test_unparsable_judge_is_reprompted_then_counted_never_scored():
     summary = metrics.summarize([record])["modes"]["aggressive"]
     assert summary["target_score"]["n"] == 0  # left out, not scored as a number
     assert summary["unparsed_judgements"]["k"] == 1 and summary["unparsed_judgements"]["n"] == 4
-    retry = [e for e in record.events if e.to == (apple_judge,) and "whole number" in e.text]
+    retry = [e for e in record.events if e.data.get("shown_to") == [apple_judge] and "whole number" in e.text]
     assert len(retry) == 2  # the re-prompts name the problem, to that judge only
 
 

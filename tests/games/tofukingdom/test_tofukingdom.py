@@ -132,7 +132,7 @@ def test_liar_telling_the_truth_is_a_rule_violation_then_reprompted():
                                overrides={queen: [j(answer="Queen"), j(answer="Princess")]})
     record = run(game, players)
     assert record.failures[queen]["rule"] == 1 and record.failures[queen]["forfeit"] == 0
-    retry = [e for e in record.events if e.kind == HOST_MSG and e.to == (queen,) and "must lie" in e.text]
+    retry = [e for e in record.events if e.kind == HOST_MSG and e.data.get("shown_to") == [queen] and "must lie" in e.text]
     assert retry, "the re-prompt names the problem"
     said = [e for e in record.events if e.kind == "speech" and e.speaker == queen]
     assert said[0].text == "I am the Princess."
