@@ -62,6 +62,6 @@ def scan(record, players):
                     assert f"secretof{other.replace(' ', '')}" not in text, f"{name} saw a private field of {other}"
         own = "\n".join(m["content"] for m in player.prompts[-1].messages)
         # a seat sees its own accepted replies (a settled turn's rejected ones leave its prompts)
-        accepted = [e for e in record.events if e.kind == "reply" and e.speaker == name and not e.data.get("retracted")]
+        accepted = [e for e in record.events if e.kind == "reply" and e.speaker == name and not e.data.get("retracted") and "probe" not in e.data]
         if len(accepted) > 1:
             assert f"secretof{name.replace(' ', '')}" in own  # a seat does see its own replies
