@@ -94,7 +94,8 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
             return _settled(session, _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged))  # inspect already retried the call
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {}),
                 **({"sampling": reply.sampling} if reply.sampling else {})}
-        note(game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data)))
+        answer = game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data))
+        note(answer)
         try:
             text = turn.reply.unwrap(reply.text) if structured and turn.reply.text else reply.text  # type: ignore[union-attr]
             action = turn.parse(text)  # an unreadable reply is a format error, echo or not
@@ -112,6 +113,8 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
                 session.failures[turn.seat][DEGENERATE] += 1
                 data["reason"] = DEGENERATE
             note(game.log(Event(FAILURE, str(problem), turn.seat, REFEREE_ONLY, game.round, data)))
+            if session.retract:  # the re-prompt names the problem; shown its own rejected text, a
+                _retract(answer)  # small model copies it again whatever the temperature
             last = _Result(False, kind=kind, detail=str(problem), events=logged)
             if attempt < turn.retries:
                 earlier = session.moves.get((turn.seat, turn.action), []) if turn.no_repeat else []
@@ -130,16 +133,21 @@ def correction(kind: str, problem: Exception, earlier: list[str]) -> str:
 
 
 def _settled(session: _Session, result: _Result) -> _Result:
-    """A settled turn's failed attempts and the host's corrections leave every later prompt
-    (they stay in the record and the transcript): prompts do not grow with failures, and a seat
-    is not shown its rejected text to copy again."""
+    """Under the default protocol a rejected reply leaves the seat's view at once (the host's
+    correction names it), and once the turn is settled the corrections leave too: prompts do not
+    grow with failures. The record and the transcript keep everything."""
     if session.retract:
-        answer = result.events[-1] if result.ok else None
         for event in result.events:
-            if event is not answer and (event.kind == REPLY or event.data.get("correction")):
-                event.data.update(retracted=True, shown_to=list(event.to or ()))  # who saw it while the turn was open
-                event.to = REFEREE_ONLY
+            if event.data.get("correction"):
+                _retract(event)
     return result
+
+
+def _retract(event: Event) -> None:
+    """Take an event out of every seat's view; the record keeps it, and who had seen it."""
+    if not event.data.get("retracted"):
+        event.data.update(retracted=True, shown_to=list(event.to or ()))
+        event.to = REFEREE_ONLY
 
 
 def _take_out_of_views(turn: Turn, events: list[Event]) -> None:

@@ -78,9 +78,9 @@ def test_failed_attempts_leave_later_prompts_but_stay_in_the_record():
     retried = [c for c in questioner.prompts if c.attempt == 1]
     later = [c for c in questioner.prompts if c.attempt == 0][1:]
     assert retried and later
-    # while a turn is retried its seat sees its rejected reply and the host's correction ...
-    assert any("@@@" in m["content"] for m in retried[0].messages)
+    # while a turn is retried its seat sees the host's correction, not its rejected text to copy ...
     assert any("Try again" in m["content"] for m in retried[0].messages)
+    assert not any(m["role"] == "assistant" and "@@@" in m["content"] for m in retried[0].messages)
     # ... once it is settled, no later prompt shows them
     for ctx in later:
         text = "\n".join(m["content"] for m in ctx.messages)
