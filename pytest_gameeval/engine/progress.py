@@ -3,8 +3,8 @@
 With a terminal, inspect's display and pytest's dots show progress. Written to a file (CI), inspect
 prints only "Monitor from another shell..." until the end and pytest nothing until its summary, so
 each front end runs a `Ticker` that prints one line per game every GAMEEVAL_PROGRESS_SECONDS
-(default 15; 0: none): games finished of the total, the headline so far with its count, and the
-outcomes."""
+(default 15; 0: none): games finished of the total, the headline so far with its count, the
+outcomes, and how far each game in play has got (round and turn)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Callable, TextIO
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.live import in_play
 
 PROGRESS_ENV = "GAMEEVAL_PROGRESS_SECONDS"
 DEFAULT_SECONDS = 15.0
@@ -76,7 +77,9 @@ class Tally:
             parts.append("outcomes " + " ".join(f"{k} {n}" for k, n in sorted(self.outcomes.items())))
         if self.errors:
             parts.append(f"{self.errors} harness errors")
-        return ", ".join(parts)
+        line = ", ".join(parts)
+        where = in_play(self.game)  # how far each game in play has got: a long game still moves
+        return f"{line}; in play: {where}" if where else line
 
 
 class Ticker:

@@ -10,6 +10,7 @@ from typing import Any, Callable, Protocol
 from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_move, words_of
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
+from pytest_gameeval.engine.live import LiveGame, register, unregister
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event, HOST
 from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
 from pytest_gameeval.engine.player import Player, TurnContext
@@ -236,34 +237,11 @@ async def play(
     shown = _Shown(game, observer)
     if observer:
         await observer.game_started(game, seed)
-    turns_played = 0
-    current_round = None
-    while not game.finished:
-        if observer and game.round != current_round:
-            if current_round is not None:
-                await observer.round_ended(game)
-            current_round = game.round
-            await observer.round_started(game)
-        shown.catch_up(current_round)  # e.g. the round's opening line, before its first turn
-        turns = game.pending()
-        if not turns:
-            raise EngineError(f"{game.name}: no pending turn but the game is not finished")
-        turns_played += len(turns)
-        if turns_played > MAX_TURNS:
-            raise EngineError(f"{game.name}: more than {MAX_TURNS} turns; the rules never end the game")
-        if len(turns) == 1:  # a lone turn: what its seat says publicly belongs inside it
-            async with shown.turn(turns[0]):
-                result = await _ask(game, turns[0], players[turns[0].seat], session, shown.now if observer else None)
-                _settle(game, session, [(turns[0], result)])
-                shown.catch_up(current_round, speaker=turns[0].seat)
-            shown.catch_up(current_round)
-        else:
-            results = await asyncio.gather(*(shown.ask(t, players[t.seat], session) for t in turns))
-            _settle(game, session, list(zip(turns, results)))
-            shown.catch_up(current_round)
-    if observer and current_round is not None:
-        shown.catch_up(game.round)
-        await observer.round_ended(game)
+    live = register(instance_id, game)
+    try:
+        await _play_turns(game, players, session, shown, observer, live)
+    finally:
+        unregister(live)
     outcome = game.outcome
     return GameRecord(
         game=game.name,
@@ -282,3 +260,37 @@ async def play(
         usage=session.usage,
         notes=list(notes or []),
     )
+
+
+async def _play_turns(game: Game, players: dict[str, Player], session: _Session, shown: "_Shown",
+                      observer: Observer | None, live: LiveGame) -> None:
+    """Ask the pending turns and settle them until the game ends."""
+    turns_played = 0
+    current_round = None
+    while not game.finished:
+        if observer and game.round != current_round:
+            if current_round is not None:
+                await observer.round_ended(game)
+            current_round = game.round
+            await observer.round_started(game)
+        shown.catch_up(current_round)  # e.g. the round's opening line, before its first turn
+        turns = game.pending()
+        if not turns:
+            raise EngineError(f"{game.name}: no pending turn but the game is not finished")
+        turns_played += len(turns)
+        live.turns = turns_played
+        if turns_played > MAX_TURNS:
+            raise EngineError(f"{game.name}: more than {MAX_TURNS} turns; the rules never end the game")
+        if len(turns) == 1:  # a lone turn: what its seat says publicly belongs inside it
+            async with shown.turn(turns[0]):
+                result = await _ask(game, turns[0], players[turns[0].seat], session, shown.now if observer else None)
+                _settle(game, session, [(turns[0], result)])
+                shown.catch_up(current_round, speaker=turns[0].seat)
+            shown.catch_up(current_round)
+        else:
+            results = await asyncio.gather(*(shown.ask(t, players[t.seat], session) for t in turns))
+            _settle(game, session, list(zip(turns, results)))
+            shown.catch_up(current_round)
+    if observer and current_round is not None:
+        shown.catch_up(game.round)
+        await observer.round_ended(game)

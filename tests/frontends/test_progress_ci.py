@@ -43,6 +43,8 @@ def test_inspect_eval_prints_progress_lines_on_stderr(tmp_path):
     assert len(found) >= 2, text[-3000:]
     assert {m[4] for m in found} == {"6"}  # the total is the eval's samples (--limit), not the dataset
     assert any(int(m[3]) > 0 and "played_quality " in m[6] and "(headline)" in m[6] and "outcomes " in m[6] for m in found), text[-3000:]
+    # each game in play says how far it has got, so a long game's line still moves
+    assert any(re.search(r"; in play: \S+ round \d+, turn \d+", m[6]) for m in found), text[-3000:]
 
 
 def test_the_plugin_prints_progress_lines_in_one_process(tmp_path):
@@ -72,6 +74,27 @@ def test_no_lines_when_turned_off(tmp_path):
                                  "--gameeval-model=gameeval/scripted/random", "--gameeval-model-arg", "latency=0.1",
                                  "--gameeval-games", "askguess", "--gameeval-limit", "2"], tmp_path, seconds="0")
     assert not lines_of(text) and "2 passed" in text
+
+
+def test_a_line_names_how_far_each_game_in_play_has_got():
+    from pytest_gameeval.engine.live import register, unregister
+    from pytest_gameeval.games.registry import get_spec
+
+    spec = get_spec("askguess")
+    options = spec.parse_options({})
+    rows = spec.select_rows(options)
+    games = [spec.setup(row, 0, options)[0] for row in rows[:6]]
+    entries = [register(row.id, game) for row, game in zip(rows, games)]
+    entries[0].turns, games[0].round = 7, 3
+    tally = Tally("askguess", 6, "played_quality")
+    tally.game_started()
+    try:
+        line = tally.line()
+        assert f"; in play: {rows[0].id} round 3, turn 7; " in line and line.endswith("; +2 more")
+    finally:
+        for entry in entries:
+            unregister(entry)
+    assert "in play" not in tally.line()
 
 
 def test_a_line_counts_outcomes_and_skips_undefined_headlines(monkeypatch):
