@@ -19,7 +19,10 @@ so a copied placeholder there is what the model chose to write. What is checked:
   system prompt's sentences are not checked: it holds what a seat may rightly say again (a
   persona's facts, the rules it argues from);
 - a reply (or JSON field) that is nothing but a host message of the turn, or one sentence of it,
-  however short, with or without the speaker tag the prompt shows ("Host: ...", "[Host] ...").
+  however short, with or without the speaker tag the prompt shows ("Host: ...", "[Host] ..."); or
+  nothing but a run of at least ``MIN_SENTENCE_WORDS`` of its words cut anywhere (a reply stopped
+  by its length cap, the tail of an instruction), unless the run lies inside one of the message's
+  quoted forms (Bluffing's "I believe your statement is: True" is the player's to use).
 
 The reply is read as written and, for JSON replies (structured decoding), each string field
 decoded: a quoted host sentence inside a JSON string has its quotes escaped.
@@ -39,6 +42,7 @@ from pytest_gameeval.engine.parsing import json_objects
 MIN_SENTENCE_WORDS = 6  # shorter sentences ("Is it alive?") may be a player's own words
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_QUOTED = re.compile(r'"[^"\n]*"')
 _SPEAKER_TAG = re.compile(r"^(?:\[host\]|host(?: \(to [^)]*\))?:)\s*")
 
 
@@ -61,6 +65,21 @@ def _host_parts(text: str) -> tuple[frozenset[str], tuple[dict, ...], tuple[str,
     return placeholders, objects, sentences, frozenset([_squeezed(text), *filter(None, parts)])
 
 
+def _fragment_of(reply: str, host: str) -> bool:
+    """`reply` is a run of at least MIN_SENTENCE_WORDS words of `host`, not lying inside one of its
+    quoted examples (a quoted form such as "I believe your statement is: True" is the player's to use)."""
+    reply = reply.strip()
+    if len(reply.split()) < MIN_SENTENCE_WORDS:
+        return False
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(host)]
+    start = host.find(reply)
+    while start >= 0:
+        if not any(a <= start and start + len(reply) <= b for a, b in quoted):
+            return True
+        start = host.find(reply, start + 1)
+    return False
+
+
 def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> None:
     """Raise RuleViolation if `reply` restates the turn's host messages or the system prompt's
     templates (see the module docstring)."""
@@ -78,7 +97,9 @@ def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> N
             continue
         placeholders, objects, sentences, lines = _host_parts(text)
         sentences = sentences if whole else ()
-        if whole and alone & lines:  # the instruction (or one sentence of it) and nothing else, however short
+        if whole and (alone & lines or any(_fragment_of(reply_text, _squeezed(text)) for reply_text in alone)):
+            # the instruction (or one sentence of it) and nothing else, however short; or a run of
+            # its words cut anywhere (a reply stopped by its length cap, an instruction's tail)
             raise RuleViolation("your reply repeats the host's instructions; reply with your own move only")
         for placeholder in placeholders:
             if any(placeholder in text for text in said):

@@ -164,3 +164,20 @@ def test_the_issues_bluffing_echo_is_no_verdict(tag):
     with pytest.raises((ParseError, RuleViolation)):
         require_verdict(reply)
         check_not_echo(reply, [bluffing_prompts.VERDICT_INSTRUCTION])
+
+
+@pytest.mark.parametrize("reply", [
+    'Host: No questions left. Give your verdict now: "I believe your statement is: True"',  # cut by a length cap
+    '[Host] No questions left. Give your verdict now: "I believe your statement is: True" or',
+    '"I believe your statement is: True" or "... False".',  # the instruction's tail
+])
+def test_a_cut_echo_of_the_verdict_instruction_is_no_verdict(reply):
+    assert require_verdict(reply) is True  # it reads as a verdict ...
+    with pytest.raises(RuleViolation, match="repeats the host's instructions"):  # ... but is the host's words
+        check_not_echo(reply, [bluffing_prompts.VERDICT_INSTRUCTION])
+
+
+@pytest.mark.parametrize("reply", ["I believe your statement is: False", '"I believe your statement is: True"',
+                                   "I believe your statement is: True. He hesitated twice."])
+def test_the_quoted_verdict_form_is_the_players_to_use(reply):
+    check_not_echo(reply, [bluffing_prompts.VERDICT_INSTRUCTION])
