@@ -39,6 +39,9 @@ class Reply:
     input_tokens: int = 0
     output_tokens: int = 0
     sampling: dict[str, Any] | None = None  # how this attempt was sampled (temperature, seed), for the record
+    # the prompt did not fit the model's context: no reply can come of asking again, so the game
+    # ends (outcome aborted, kind "context") instead of a late chat error
+    context_overflow: bool = False
 
 
 @runtime_checkable

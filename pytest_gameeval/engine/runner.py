@@ -45,6 +45,7 @@ class _Result:
     kind: str = ""
     detail: str = ""
     events: list[Event] = field(default_factory=list)  # what this turn added to the game's log
+    overflow: bool = False  # the seat's prompt no longer fits its model's context
 
 
 class _Session:
@@ -91,8 +92,10 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         usage["output_tokens"] += reply.output_tokens
         if reply.error is not None:
             session.failures[turn.seat][CHAT_ERROR] += 1
-            note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, {"kind": CHAT_ERROR, "action": turn.action, "attempt": attempt})))
-            return _settled(session, _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged))  # inspect already retried the call
+            data = {"kind": CHAT_ERROR, "action": turn.action, "attempt": attempt, **({"context_overflow": True} if reply.context_overflow else {})}
+            note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, data)))
+            result = _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged, overflow=reply.context_overflow)
+            return _settled(session, result)  # inspect already retried the call
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {}),
                 **({"sampling": reply.sampling} if reply.sampling else {})}
         answer = game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data))
@@ -166,6 +169,9 @@ def _settle(game: Game, session: _Session, asked: list[tuple[Turn, _Result]]) ->
     for turn, result in asked:
         if result.ok:
             game.apply(turn, result.text, result.action)
+        elif result.overflow:  # no later call can fit either: a classified end, never a late CE
+            session.failures[turn.seat]["forfeit"] += 1
+            game.abort(turn.seat, "context", result.detail)
         else:
             session.failures[turn.seat]["forfeit"] += 1
             game.forfeit(turn, result.kind, result.detail)

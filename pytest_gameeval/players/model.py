@@ -105,11 +105,13 @@ class ModelPlayer(Player):
         except (LimitExceededError, EngineError, GameEvalError):
             raise  # budgets and harness bugs are not the model's failure
         except Exception as e:  # the call failed after inspect's own retries: a chat error
-            return Reply("", error=f"{type(e).__name__}: {e}"[:500])
+            return Reply("", error=f"{type(e).__name__}: {e}"[:500], context_overflow="ContextOverflow" in type(e).__name__)
         finally:
             current_turn.reset(token)
         if output.error:
             return Reply("", error=str(output.error)[:500])
+        if output.stop_reason == "model_length":  # the provider says the context is full
+            return Reply("", error="the prompt and reply exceed the model's context (stop reason model_length)", context_overflow=True)
         usage = output.usage
         return Reply(
             output.completion,

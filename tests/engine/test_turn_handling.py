@@ -119,3 +119,20 @@ def test_a_repeat_re_prompt_quotes_the_move_and_lists_the_moves_made():
                       ["Is it big?", "Is it alive?"])
     assert "'Is it alive?' repeats" in text
     assert 'Your moves so far: "Is it big?"; "Is it alive?"' in text
+
+
+@pytest.mark.parametrize("protocol", ["default", "paper"])
+def test_a_context_overflow_ends_the_game_classified_not_as_a_chat_error(protocol):
+    from pytest_gameeval.engine.player import Reply
+
+    def overflow_in_round_2(ctx, inner):
+        if ctx.turn.action == "ask" and "Question 2 of" in ctx.messages[-1]["content"]:
+            return Reply("", error="LocalContextOverflowError: prompt of 9000 tokens exceeds 8192", context_overflow=True)
+        return None
+
+    spec, record, fakes = _play("askguess", overflow_in_round_2, protocol=protocol)
+    if record.label == "ST":  # the oracle solved it in round 1: nothing to overflow
+        pytest.skip("solved in round 1")
+    assert record.label == ABORTED and record.outcome["details"]["aborted"]["kind"] == "context"
+    (questioner,) = fakes.values()
+    assert [c.attempt for c in questioner.prompts if "Question 2" in c.messages[-1]["content"]] == [0]  # asked once, not re-asked
