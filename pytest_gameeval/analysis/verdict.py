@@ -310,7 +310,9 @@ def unscored(results: dict[str, dict[str, Any]], side: str = "old") -> list[str]
 
 
 def game_verdict(metric_verdicts: Sequence[str]) -> str:
-    """The game's one verdict from its tested metrics' verdicts."""
+    """The game's one verdict from its tested metrics' verdicts: worse if any is worse; better if
+    one is better and none is worse (an undecided one may still be told apart later, but it showed
+    no evidence of a loss, and each test keeps its own share of alpha); same only if all are same."""
     if not metric_verdicts:
         return UNDECIDED
     for v in (TOO_FEW, WORSE):
@@ -318,7 +320,7 @@ def game_verdict(metric_verdicts: Sequence[str]) -> str:
             return v
     if all(v == SAME for v in metric_verdicts):
         return SAME
-    if BETTER in metric_verdicts and all(v in (BETTER, SAME) for v in metric_verdicts):
+    if BETTER in metric_verdicts:
         return BETTER
     return UNDECIDED
 

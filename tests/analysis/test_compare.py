@@ -21,7 +21,7 @@ def _compare(tmp_path, a: str, b: str, *extra: str) -> dict:
 
 def test_oracle_against_random_is_told_apart_both_ways(tmp_path, capsys):
     worse = _compare(tmp_path / "1", ORACLE, RANDOM)["games"]["askguess"]
-    assert worse["result"] == WORSE and worse["paired"] and list(worse["metrics"]) == ["played_quality"]
+    assert worse["result"] == WORSE and worse["paired"] and list(worse["metrics"]) == ["played_quality", "legal_first_try"]
     assert worse["outcomes"]["counts"]["ST"]["old"] == 20  # the breakdown of both sides, A as "old"
     assert worse["seats"]["A"] and worse["seats"]["B"]  # who played every seat, per side
     version = get_spec("askguess").version

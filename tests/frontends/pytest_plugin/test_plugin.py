@@ -166,7 +166,7 @@ def test_a_planted_regression_fails_the_gate_early_and_names_the_metric(pytester
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
     gate = report["gate"]["games"]["askguess"]
     assert gate["verdict"] == "fail" and gate["result"] == "worse" and gate["paired"]
-    assert set(gate["metrics"]) == {"played_quality"}  # the headline, not every outcome share
+    assert set(gate["metrics"]) == {"played_quality", "legal_first_try"}  # the headline and the turn measure, not every outcome share
     assert gate["games_used"] < int(N_CASES)  # sequential: stopped before playing every case
     decided_at = gate["metrics"]["played_quality"]["games"]  # the table's games column: the games of the deciding look
     result.stdout.re_match_lines([rf"\s+askguess\.played_quality .* {decided_at}\s+paired\s+worse$"])
