@@ -31,14 +31,16 @@ def estimate(values: list[float]) -> tuple[str, str]:
 
 
 def game_lines(name: str, game: dict[str, Any], cases: list[dict[str, Any]], headline: str | None = None) -> list[str]:
-    """A game's block: counts, the headline metric and each outcome rate, with 95% intervals."""
+    """A game's block: counts, the headline metric, the metrics gated beside it and each outcome
+    rate, with 95% intervals."""
     if game.get("data_error"):
         return [f"{name}: not played: data error: {game['data_error']}"]
     played = [c for c in cases if c.get("status") == "played" and isinstance(c.get("scores"), dict)]
     lines = [f"{name}: {game['cases_played']} played, {game['cases_error']} harness errors"]
     if not played:
         return lines + ["  no game was played: nothing to estimate"]
-    keys = ([headline] if headline and headline not in game["rate_keys"] else []) + list(game["rate_keys"])
+    gated = [k for k in game.get("gated") or [] if k != headline]  # the turn-level measure, judged beside it
+    keys = ([headline] if headline and headline not in game["rate_keys"] else []) + gated + list(game["rate_keys"])
     width = max(len(k) for k in keys)
     lines.append(f"  {'metric':<{width}}  {'value':>7}  {'95% interval':<17} games")
     for key in keys:
@@ -48,7 +50,7 @@ def game_lines(name: str, game: dict[str, Any], cases: list[dict[str, Any]], hea
             continue
         value, interval = estimate(values)
         count = f"{int(sum(values))}/{len(values)}" if _binary(values) else str(len(values))
-        mark = "  (headline)" if key == headline else ""
+        mark = "  (headline)" if key == headline else ("  (gated beside it)" if key in gated else "")
         lines.append(f"  {key:<{width}}  {value:>7}  {interval:<17} {count}{mark}")
     return lines
 
