@@ -37,16 +37,17 @@ def test_a_changed_prompt_without_a_new_version_fails_and_the_bump_command_fixes
     assert text.count("as the Questioner. ") == 1
     prompts.write_text(text.replace("as the Questioner. ", "as the Questioner. Please be polite. "))
     found = version_table.problems(root)
-    assert len(found) == 1 and found[0].startswith("askguess changed since its version 1"), found
+    now = read_table(PACKAGE)["games"]["askguess"]["version"]
+    assert len(found) == 1 and found[0].startswith(f"askguess changed since its version {now}"), found
     assert "gameeval versions --bump askguess --note" in found[0]
     table = version_table.bump(["askguess"], "the questioner is asked politely; played_quality may move", root=root)
-    assert table["games"]["askguess"]["version"] == 2 and table["package"] != read_table(PACKAGE)["package"]
+    assert table["games"]["askguess"]["version"] == now + 1 and table["package"] != read_table(PACKAGE)["package"]
     assert version_table.problems(root) == []
-    assert "### Version 2 (pytest-gameeval" in (root / "games" / "askguess" / "README.md").read_text()
+    assert f"### Version {now + 1} (pytest-gameeval" in (root / "games" / "askguess" / "README.md").read_text()
     assert f'__version__ = "{table["package"]}"' in (root / "__init__.py").read_text()
-    # a second change on the same branch, before landing: --amend keeps version 2
+    # a second change on the same branch, before landing: --amend keeps the new version
     prompts.write_text(prompts.read_text().replace("Please be polite.", "Be kind."))
-    assert version_table.bump(["askguess"], "also kindly", amend=True, root=root)["games"]["askguess"]["version"] == 2
+    assert version_table.bump(["askguess"], "also kindly", amend=True, root=root)["games"]["askguess"]["version"] == now + 1
     assert version_table.problems(root) == []
 
 
