@@ -214,3 +214,26 @@ def test_two_local_models_meet_in_a_tournament(tmp_path, cache_dir):
     table = json.loads((tmp_path / "logs" / "tournament-tofukingdom.json").read_text())
     assert sorted(table["points"]) == sorted([smol, gemma])
     assert table["games"] == 6  # both models in every camp assignment that seats both
+
+
+@needs_weights
+@pytest.mark.parametrize("how", ["model_arg", "in_name"])
+def test_a_gguf_by_path_plays_through_the_pytest_plugin(tmp_path, cache_dir, how):
+    """The plugin names a local GGUF by its identity (file name + sha) and must still load it from
+    where it lies: a copy outside every named model's folder, given by -M model_path or in the name."""
+    import subprocess
+
+    gguf = tmp_path / "weights" / "my-model.gguf"
+    gguf.parent.mkdir()
+    shutil.copyfile(resolve_local_model(), gguf)
+    model = ["--gameeval-model", "gameeval/local", "--gameeval-model-arg", f"model_path={gguf}"] if how == "model_arg" \
+        else ["--gameeval-model", f"gameeval/local/{gguf}"]
+    run = subprocess.run([sys.executable, "-m", "pytest", "--gameeval-only", "-p", "no:cacheprovider", *model,
+                          "--gameeval-games", "askguess", "--gameeval-limit", "1", "--gameeval-option", "max_rounds=1",
+                          "--gameeval-model-arg", "n_ctx=2048"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "GAMEEVAL_CACHE_DIR": str(cache_dir)})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    report = json.loads((tmp_path / "reports" / "gameeval-report.json").read_text())
+    assert report["models"]["evaluated"] == f"gameeval/local/my-model.gguf@{_sha8(gguf)}"
+    assert report["games"]["askguess"]["cases_played"] == 1
