@@ -28,7 +28,7 @@ from pytest_gameeval.engine.spec import FIRST_TRY, HEADLINE
 # share: the turn-level measure beside the headline, with range where the headline sits at the
 # floor (a model that forfeits once scores 0 on the headline, but 0.9 here if it rarely fails)
 KEYS = ("played", "quality", HEADLINE, FIRST_TRY)
-DIRECTIONS = {key: True for key in KEYS}  # higher is better for all three
+DIRECTIONS = {key: True for key in KEYS}  # higher is better for every one
 CHAT_ERROR_LABEL = "CE"
 NAN = float("nan")
 

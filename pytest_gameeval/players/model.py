@@ -15,7 +15,7 @@ from pytest_gameeval.engine.views import Message
 
 # how much a deterministic seat's temperature rises on each re-prompt (Werewolf Arena raises it by
 # 0.2 a retry). Measured on SmolLM2-135M re-asked after a repeated question, 5 seeds each: at 0 it
-# repeated 5 of 5 times, at 0.5 3 of 5, at 1.0 2 of 5 (docs/reliability.md)
+# repeated 5 of 5 times, at 0.5 3 of 5, at 1.0 2 of 5, its rejected reply out of view (docs/fidelity.md)
 RESAMPLE_STEP = 0.5
 
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
