@@ -9,8 +9,10 @@
 
 Each run starts `loopback_openai.py` (127.0.0.1, a fixed latency, bounded lifetime), then the front end
 exactly as a user types it, in its own process, with inspect's `openai-api/loopback/bench` provider:
-the real openai SDK and HTTP. Every game has exactly 2 x rounds calls (the server's reply never
-ends a game), so the latency-bound ideal is max(2 x rounds, ceil(calls / connections)) x latency.
+the real openai SDK and HTTP. Both seats play over HTTP (opponents=self) and the server's replies
+are legal moves that never end a game, so every game has exactly `calls_per_game(rounds)` = 2 x rounds
+calls (a test plays the games against the server's replies to keep it so) and the latency-bound
+ideal is max(2 x rounds, ceil(calls / connections)) x latency.
 
 Per run it reports: the client's CPU per call (whole process tree, from wait4: start-up and log
 writing included; and over the play span only); start-up (process start -> first request);
@@ -45,12 +47,26 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loopback_openai import REPLY  # noqa: E402  (the server's fixed reply)
+from loopback_openai import reply_for  # noqa: E402  (the server's replies)
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "http_concurrency.json"
 MODEL = "openai-api/loopback/bench"  # inspect reads LOOPBACK_BASE_URL / LOOPBACK_API_KEY
+OPTIONS = {"opponents": "self"}  # both seats over HTTP: the Answerer too, not the reference policy
+HTTP_SEATS = 2  # seats whose every turn is a call to the server
+
+
+def game_options(rounds: int) -> dict[str, Any]:
+    """The Ask-Guess options every run plays with."""
+    return {"max_rounds": rounds, **OPTIONS}
+
+
+def calls_per_game(rounds: int) -> int:
+    """What the ideal assumes: every seat on the server is asked once a round, no re-prompt, no early end."""
+    return HTTP_SEATS * rounds
+
+
 LOG_OPTIONS = ["--no-log-realtime", "--no-log-samples", "--log-buffer 64", "--display none"]
 MATRIX = [  # (front, latency, connections, games, rounds, workers); ~15 min on an idle 2-core machine
     *[(front, lat, 64, 64, 10, 0) for front in ("inspect", "pytest") for lat in (0.1, 1.0, 2.0)],
@@ -141,7 +157,7 @@ def split_games(games: int) -> tuple[int, int]:
 def inspect_command(rounds: int, limit: str, epochs: int, connections: int, log_dir: str, extra: list[str]) -> list[str]:
     """`limit`: inspect's --limit, a row count ("64") or a range of rows ("33-64")."""
     return [str(Path(sys.executable).with_name("inspect")), "eval", "tasks/askguess.py", "--model", MODEL,
-            "-T", f"max_rounds={rounds}", "--limit", limit, "--epochs", str(epochs),
+            *[a for k, v in game_options(rounds).items() for a in ("-T", f"{k}={v}")], "--limit", limit, "--epochs", str(epochs),
             "--max-connections", str(connections), "--max-samples", str(connections), "--log-dir", log_dir, *extra]
 
 
@@ -170,7 +186,8 @@ def merge_shards(log_dir: str) -> float:
 def pytest_command(rounds: int, rows: int, epochs: int, connections: int, workers: int, report: str, extra: list[str]) -> list[str]:
     per_worker = math.ceil(connections / max(1, workers))
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--gameeval-only",
-            "--gameeval-model", MODEL, "--gameeval-games", "askguess", "--gameeval-option", f"max_rounds={rounds}",
+            "--gameeval-model", MODEL, "--gameeval-games", "askguess",
+            *[a for k, v in game_options(rounds).items() for a in ("--gameeval-option", f"{k}={v}")],
             "--gameeval-limit", str(rows), "--gameeval-trials", str(epochs),
             "--gameeval-concurrency", str(per_worker), "--gameeval-max-connections", str(per_worker),
             "--gameeval-report", report, "-n", str(workers), *extra]
@@ -248,10 +265,10 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         server.stop()
     requests = stats["requests"]
     calls = len(requests)
-    if calls != games * 2 * rounds:
-        raise SystemExit(f"expected {games * 2 * rounds} calls, the server saw {calls}")
+    if calls != games * calls_per_game(rounds):
+        raise SystemExit(f"expected {games * calls_per_game(rounds)} calls, the server saw {calls}")
     first, last_reply = min(r[0] for r in requests), max(r[3] for r in requests)
-    ideal = max(2 * rounds, math.ceil(calls / connections)) * latency
+    ideal = max(calls_per_game(rounds), math.ceil(calls / connections)) * latency
     sampled = [r for r in requests if r[2] is not None]
     play_cpu = max(r[2] for r in sampled) - min(r[2] for r in sampled) if sampled else None
     by_round = per_round_cpu(requests)
@@ -291,7 +308,7 @@ def sdk_transform_ms(rounds: int) -> dict[str, float]:
     from pytest_gameeval.engine.player import Player, Reply
 
     spec = get_spec("askguess")
-    options = spec.parse_options({"max_rounds": rounds})
+    options = spec.parse_options(game_options(rounds))
     prompts: list[list[dict[str, str]]] = []
 
     class Capture(Player):
@@ -300,7 +317,7 @@ def sdk_transform_ms(rounds: int) -> dict[str, float]:
         async def act(self, ctx: Any) -> Reply:
             if ctx.seat.role == "questioner":
                 prompts.append(ctx.messages)
-            return Reply(REPLY)
+            return Reply(reply_for(ctx.messages))
 
     async def cost(messages: list[dict[str, str]], repeats: int = 200) -> float:
         body = {"messages": messages, "model": "bench", "max_tokens": 64}

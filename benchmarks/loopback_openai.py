@@ -2,9 +2,12 @@
 
     python benchmarks/loopback_openai.py --latency 1.0 --port 0    # prints: listening on http://127.0.0.1:PORT/v1
 
-`POST /v1/chat/completions` waits `--latency` seconds and answers a fixed question with a usage
-block, so an Ask-Guess game (both seats) runs to its round limit: every game has exactly
-2 x max_rounds calls. It listens on 127.0.0.1 only and exits by itself after `--max-seconds`.
+`POST /v1/chat/completions` waits `--latency` seconds and answers with a usage block and a legal
+Ask-Guess move (`reply_for`): the Questioner gets a question it has not asked before, one no
+CIFAR-100 label matches, the Answerer "No.". So no reply is rejected and no game ends early: an
+Ask-Guess game with both seats on this server (opponents=self) makes exactly 2 x max_rounds calls
+(tests/test_benchmarks.py plays the benchmark's games against `reply_for` to keep that true).
+It listens on 127.0.0.1 only and exits by itself after `--max-seconds`.
 
 For the benchmark it notes, per request, its arrival time (CLOCK_MONOTONIC, comparable across
 processes), the game round it belongs to (the number of assistant messages in the history plus
@@ -29,7 +32,29 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-REPLY = "Is it something you can hold in one hand?"  # a question no CIFAR-100 label matches
+# distinct questions (a repeat is a rule violation, re-prompted), none naming a CIFAR-100 label
+QUESTIONS = (
+    "Is it alive?", "Is it bigger than a shoe box?", "Is it found indoors?", "Is it made by people?",
+    "Does it have legs?", "Is it something you can hold in one hand?", "Can it fly?", "Does it live in water?",
+    "Is it used for travel?", "Is it a kind of food?", "Is it soft to the touch?", "Does it make a sound?",
+    "Is it older than a hundred years?", "Is it found in a city?", "Is it green?", "Does it have wheels?",
+    "Is it heavier than a person?", "Would a child play with it?", "Does it grow?", "Is it dangerous?",
+    "Is it found on a farm?", "Does it need electricity?", "Is it mostly made of wood?", "Is it furry?",
+    "Could it fit in a car?", "Is it common in Europe?", "Does it have a shell?", "Is it a tool?",
+    "Can you sit on it?", "Is it seen at night?",
+)
+ANSWER = "No."  # the Answerer's reply: a legal answer that never ends the game
+
+
+def reply_for(messages: list[dict[str, Any]]) -> str:
+    """The reply to one request: the Answerer (named in its system prompt) says no; the Questioner
+    asks its round's question (its round: its own earlier replies + 1)."""
+    system = str(messages[0].get("content", "")) if messages else ""
+    if "as the Answerer" in system:
+        return ANSWER
+    asked = sum(m.get("role") == "assistant" for m in messages)
+    question = QUESTIONS[asked % len(QUESTIONS)]
+    return question if asked < len(QUESTIONS) else f"{question[:-1]}, question {asked + 1}?"
 
 
 class ClientCpu:
@@ -69,7 +94,7 @@ def make_app(latency: float, client: ClientCpu) -> Starlette:
         return JSONResponse({
             "id": f"chatcmpl-{len(arrivals)}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "loopback"),
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": REPLY}}],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply_for(messages)}}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10},
         })
 

@@ -103,3 +103,45 @@ def test_real_models_power_says_when_pairs_tie_and_what_an_effect_needs():
     mixed = real.paired_test([(0.0, 1.0)] * 3 + [(0.0, 0.0)] * 17)  # +0.15 mean difference, 20 pairs
     assert mixed["tied_pairs"] == 17 and mixed["games_for_80pct_power"] > 20
     assert 0.15 < mixed["detectable_difference"] < 0.5  # not detectable at 20: needs more games
+
+
+def test_http_benchmark_server_plays_every_game_to_the_call_count_the_benchmark_assumes():
+    """benchmarks/http_concurrency.py's ideal and its call-count check assume that the loopback
+    server's replies are legal moves that never end a game: it stopped running when a new move
+    check (repeated questions) made the server's fixed question a rule violation. Every word of the
+    dataset, every seat on the server (none on the reference policy), two rounds past the server's
+    question list."""
+    import asyncio
+
+    from pytest_gameeval.engine.play import play_case
+    from pytest_gameeval.engine.player import Player, Reply
+    from pytest_gameeval.games.registry import get_spec
+
+    http = load("http_concurrency")
+    server = load("loopback_openai")
+    rounds = len(server.QUESTIONS) + 2
+    spec = get_spec("askguess")
+    options = spec.parse_options(http.game_options(rounds))
+    calls: list[str] = []
+
+    class Server(Player):  # what the loopback server answers, in-process (unit test: no HTTP)
+        label = "loopback"
+
+        async def act(self, ctx):
+            calls.append(ctx.seat.name)
+            return Reply(server.reply_for(ctx.messages))
+
+    async def main():
+        records = []
+        for row in spec.rows(options):
+            game, _ = spec.setup(row, 0, options)
+            roles = spec.seat_model_roles(game).values()
+            assert sum(not spec.plays_reference(role, options) for role in roles) == http.HTTP_SEATS
+            before = len(calls)
+            records.append(await play_case(spec, row, 0, options, lambda seat, role: Server()))
+            assert len(calls) - before == http.calls_per_game(rounds), (row.id, records[-1].outcome)
+        return records
+
+    records = asyncio.run(main())
+    assert len(records) == 100 and {r.outcome["label"] for r in records} == {"RLE"}
+    assert all(sum(n for seat in r.failures.values() for n in seat.values()) == 0 for r in records)
