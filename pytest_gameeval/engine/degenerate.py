@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING, Iterable
 
 from pytest_gameeval.engine.errors import RuleViolation
+from pytest_gameeval.engine.views import quote
 
 if TYPE_CHECKING:
     from pytest_gameeval.engine.game import Turn
@@ -95,7 +96,9 @@ def check_list_items(items: list[str]) -> None:
 
 
 def _shown(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    # double-quoted as the host quotes a player's words: the echo check then knows the words for
+    # the player's, and a re-sent repeat stays a repeat, not an echo of the correction
+    return quote(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _fields(turn: Turn, text: str) -> list[tuple[str, str]]:

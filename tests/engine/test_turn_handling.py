@@ -115,9 +115,9 @@ def test_a_repeat_re_prompt_quotes_the_move_and_lists_the_moves_made():
     from pytest_gameeval.engine.game import RULE_VIOLATION
     from pytest_gameeval.engine.runner import correction
 
-    text = correction(RULE_VIOLATION, DegenerateMove("your question 'Is it alive?' repeats your previous one word for word; make a new move"),
+    text = correction(RULE_VIOLATION, DegenerateMove('your question "Is it alive?" repeats your previous one word for word; make a new move'),
                       ["Is it big?", "Is it alive?"])
-    assert "'Is it alive?' repeats" in text
+    assert '"Is it alive?" repeats' in text
     assert 'Your moves so far: "Is it big?"; "Is it alive?"' in text
 
 
@@ -136,3 +136,15 @@ def test_a_context_overflow_ends_the_game_classified_not_as_a_chat_error(protoco
     assert record.label == ABORTED and record.outcome["details"]["aborted"]["kind"] == "context"
     (questioner,) = fakes.values()
     assert [c.attempt for c in questioner.prompts if "Question 2" in c.messages[-1]["content"]] == [0]  # asked once, not re-asked
+
+
+@pytest.mark.parametrize("question", ["Is it alive? (A) or (B) (C) (D)",  # quoted whole in the correction
+                                      '{"question": "Is it a living thing that you can find in a house?"}'])
+def test_a_repeat_stays_a_repeat_when_re_prompted_not_an_echo_of_the_correction(question):
+    """The correction quotes the rejected move; the same move sent again is still a repeat (a
+    degenerate move), never "repeats the host's instructions" (found on SmolLM2's transcripts)."""
+    spec, record, fakes = _play("askguess", lambda ctx, inner: question if ctx.turn.action == "ask" else None)
+    failures = [e for e in record.events if e.kind == FAILURE]
+    assert failures, "the second question repeats the first"
+    for failure in failures:
+        assert failure.data.get("reason") == "degenerate" and "word for word" in failure.text, failure.text
