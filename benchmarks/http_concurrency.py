@@ -48,6 +48,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback_openai import reply_for  # noqa: E402  (the server's replies)
+from profile_calls import summarize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -237,8 +238,14 @@ def round_growth(by_round: dict[int, float], rounds: int) -> dict[str, Any]:
             "late_over_early": round(last / first, 2)}
 
 
+def profiled(cmd: list[str], out: str) -> list[str]:
+    """The front end's command under cProfile (its main thread), writing the profile to `out`."""
+    head = [sys.executable, "-m", "cProfile", "-o", out]
+    return head + (cmd[1:] if cmd[0] == sys.executable else cmd)
+
+
 def measure(front: str, latency: float, connections: int, games: int, rounds: int, workers: int,
-            extra: list[str]) -> dict[str, Any]:
+            extra: list[str], profile: str | None = None) -> dict[str, Any]:
     rows, epochs = split_games(games)
     load_before = [round(x, 2) for x in os.getloadavg()]
     bound = 600 + 10 * games * rounds * latency / max(1, connections) + games * rounds * 0.05
@@ -251,6 +258,8 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
                 cmd = inspect_command(rounds, str(rows), epochs, connections, tmp, extra)
             else:
                 cmd = pytest_command(rounds, rows, epochs, connections, workers, f"{tmp}/report.json", extra)
+            if profile:
+                cmd = profiled(cmd, profile)
             spawned, ended, cpu, _ = run_client(cmd, server, bound)
             merge_s = None
             if front == "inspect" and workers > 1:
@@ -289,6 +298,7 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         **(round_growth(by_round, rounds) if games <= connections else {}),
         "openai_sdk_request_transform_ms": sdk_transform_ms(rounds),
         "server_cpu_s": round(stats["server_cpu_s"], 2),
+        **({"profile": summarize(profile, calls)} if profile else {}),
         "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -401,6 +411,7 @@ def key_of(result: dict[str, Any]) -> str:
     if "front" not in result:
         return "startup"
     extra = f" {result['extra']}" if result.get("extra") else ""
+    extra += " profiled" if "profile" in result else ""
     return (f"{result['front']} latency={result['latency_s']} connections={result['connections']} games={result['games']} "
             f"rounds={result['rounds']} workers={result['workers']}{extra}")
 
@@ -424,7 +435,7 @@ def table(path: Path) -> str:
              "| start-up | ideal/wall run (play span) | calls/s per process | load avg before | date |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key, r in runs.items():
-        if key == "startup":
+        if key == "startup" or "profile" in r:  # a profiled run is slowed by the profiler
             continue
         front = r["front"] + ((" -n {}" if r["front"] == "pytest" else " × {} processes").format(r["workers"]) if r["workers"] else "")
         lines.append(
@@ -443,6 +454,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=10, help="Ask-Guess max_rounds (30: full length)")
     parser.add_argument("--workers", type=int, default=0, help="pytest -n; inspect: that many processes on parts of the dataset, logs joined by gameeval merge-logs")
+    parser.add_argument("--profile", metavar="FILE", help="run the front end under cProfile, write its profile to FILE and "
+                        "add CPU per call by function to the result (profile_calls.py); one process only")
     parser.add_argument("--extra", default="", help="more arguments for the front end, e.g. '--no-log-samples'")
     parser.add_argument("--startup", action="store_true", help="time start-up instead (see above)")
     parser.add_argument("--repeats", type=int, default=3, help="start-up repeats (the median is reported)")
@@ -461,7 +474,10 @@ def main() -> None:
         results = []
         for front, latency, connections, games, rounds, workers, *extra in configs:
             extra_args = extra[0] if extra else ""
-            result = measure(front, latency, connections, games, rounds, workers, extra=extra_args.split())
+            if args.profile and (args.matrix or workers > 1):
+                raise SystemExit("--profile: one run of one process (no --matrix, no --workers above 1)")
+            result = measure(front, latency, connections, games, rounds, workers, extra=extra_args.split(),
+                             profile=args.profile and str(Path(args.profile).resolve()))
             if extra_args:
                 result["extra"] = extra_args
             results.append(result)
