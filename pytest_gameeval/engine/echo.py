@@ -50,19 +50,21 @@ def _squeezed(text: str) -> str:
     return " ".join(normalize(text).split())
 
 
-def _untagged(text: str) -> str:
-    """`text` squeezed, without a leading speaker tag ("Host:", "[Host]"): how a prompt shows host lines."""
-    return _SPEAKER_TAG.sub("", _squeezed(text), count=1)
+def _untagged(squeezed: str) -> str:
+    """A squeezed text without a leading speaker tag ("Host:", "[Host]"): how a prompt shows host lines."""
+    return _SPEAKER_TAG.sub("", squeezed, count=1)
 
 
-@lru_cache(maxsize=512)
-def _host_parts(text: str) -> tuple[frozenset[str], tuple[dict, ...], tuple[str, ...], frozenset[str]]:
-    """(placeholders, JSON objects, long sentences, the whole text and each sentence) of one host text, normalised."""
+@lru_cache(maxsize=512)  # host texts recur turn after turn: read each once
+def _host_parts(text: str) -> tuple[frozenset[str], tuple[dict, ...], tuple[str, ...], frozenset[str], str]:
+    """(placeholders, JSON objects, long sentences, the whole text and each sentence, the whole text)
+    of one host text, normalised."""
     placeholders = frozenset(_squeezed(p) for p in _PLACEHOLDER.findall(text))
     objects = tuple(json_objects(text))
     parts = [_squeezed(part) for part in _SENTENCE_END.split(text)]
     sentences = tuple(s for s in parts if len(s.split()) >= MIN_SENTENCE_WORDS)
-    return placeholders, objects, sentences, frozenset([_squeezed(text), *filter(None, parts)])
+    whole = _squeezed(text)
+    return placeholders, objects, sentences, frozenset([whole, *filter(None, parts)]), whole
 
 
 def _fragment_of(reply: str, host: str) -> bool:
@@ -88,16 +90,16 @@ def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> N
     # the reply as written and each JSON string decoded: inside JSON a quoted host sentence is
     # escaped (\"...\"), so only the decoded value shows the echo (structured decoding's fields)
     said = [_squeezed(text) for text in (reply, *values)]
-    alone = {_untagged(text) for text in (reply, *values)}
+    alone = {_untagged(text) for text in said}
     for value in values or [reply]:
         if _PLACEHOLDER.fullmatch(value.strip()):
             raise DegenerateMove(f"your reply gives the placeholder {value.strip()} instead of your own words")
     for text, whole in ((system, False), *((t, True) for t in turn_texts)):
         if not text:
             continue
-        placeholders, objects, sentences, lines = _host_parts(text)
+        placeholders, objects, sentences, lines, squeezed = _host_parts(text)
         sentences = sentences if whole else ()
-        if whole and (alone & lines or any(_fragment_of(reply_text, _squeezed(text)) for reply_text in alone)):
+        if whole and (alone & lines or any(_fragment_of(reply_text, squeezed) for reply_text in alone)):
             # the instruction (or one sentence of it) and nothing else, however short; or a run of
             # its words cut anywhere (a reply stopped by its length cap, an instruction's tail)
             raise RuleViolation("your reply repeats the host's instructions; reply with your own move only")

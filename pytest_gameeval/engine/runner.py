@@ -82,7 +82,7 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
     system = game.system_prompt(turn.seat)
     for attempt in range(turn.retries + 1):
         view = visible_events(game.events, turn.seat)
-        messages = render(session.style, system, game.events, turn.seat)
+        messages = render(session.style, system, view, turn.seat)  # the view is what it would filter again
         ctx = TurnContext(game.name, seat, turn, messages, view, attempt, session.seed, game.options, session.resample)
         structured = turn.reply is not None and player.structured
         reply = await player.act(ctx)

@@ -79,18 +79,20 @@ class ModelPlayer(Player):
         default = getattr(getattr(self.model, "api", None), "default_temperature", None)
         return float(default) if isinstance(default, (int, float)) else None
 
-    def _sampling(self, ctx: TurnContext) -> GenerateConfig:
+    def _sampling(self, ctx: TurnContext) -> GenerateConfig | None:
         """A deterministic seat's re-prompt is sampled anew: temperature raised by RESAMPLE_STEP per
         attempt, with a seed of its own (derived from the game's seed, the seat, the turn and the
-        attempt, so the same game seed still plays the same game)."""
-        temperature = self._temperature()
-        if not (ctx.resample and ctx.attempt and temperature == 0):
-            return GenerateConfig()
+        attempt, so the same game seed still plays the same game). None: sampled as configured."""
+        if not (ctx.resample and ctx.attempt and self._temperature() == 0):
+            return None
         seed = derive_seed(ctx.game_seed, ctx.seat.name, ctx.turn.action, len(ctx.events), ctx.attempt) % 2**31
         return GenerateConfig(temperature=round(RESAMPLE_STEP * ctx.attempt, 3), seed=seed)
 
     def _config(self, ctx: TurnContext) -> GenerateConfig:
-        config = self.config.merge(self._sampling(ctx))
+        # the seat's own config as is when nothing is added (most calls): a merge deep-copies it,
+        # and inspect merges what it is given into a config of its own in any case
+        sampling = self._sampling(ctx)
+        config = self.config if sampling is None else self.config.merge(sampling)
         if not self.structured or ctx.turn.reply is None:
             return config
         return config.merge(GenerateConfig(response_schema=response_schema(ctx.turn.reply)))
