@@ -88,6 +88,10 @@ class SpyWordGame(Game):
     # ties can leave everyone in (0: no limit); SpyGame takes both as options
     tie_rule = DRAW_LOTS
     round_limit = 0
+    # a tie that ends the game the same way however it is broken is not revoted: no model call can
+    # change the outcome. SpyFall's metrics read only the spy's fate; SpyGame keeps its revote,
+    # since its guest may be one of the tied villagers and its rounds survived would move
+    end_settled_ties = False
 
     def __init__(self, spy_word: str, villager_word: str, rng: random.Random, options: SpyWordOptions, *,
                  info: dict[str, Any] | None = None):
@@ -151,6 +155,17 @@ class SpyWordGame(Game):
         """The public words that go with a vote (SpyFall: the `speak` field); None: no words."""
         return None
 
+    def round_opening(self) -> str:
+        """The host's first line of a round, heard by every seat."""
+        return f"Round {self.round}. Players still in the game: {', '.join(self.alive)}. Speaking order: {', '.join(self.order)}."
+
+    def vote_opening(self, kind: str, candidates: list[str]) -> str:
+        """The host's line opening a ballot ("first" or "revote" among `candidates`)."""
+        how = "secretly and all at once; the votes are announced together" if self.secret else "one after another, in speaking order, and each vote is announced at once"
+        if kind == "first":
+            return f"Voting for round {self.round}: every player votes for the player they think is the spy, {how}."
+        return f"Revote among the tied players {', '.join(candidates)}: every player votes again, {how}."
+
     # -- the round loop -------------------------------------------------------------------
     def _start_round(self) -> None:
         self.round += 1
@@ -160,10 +175,7 @@ class SpyWordGame(Game):
         self.speaker = 0
         self.phase = "describe"
         self.rounds_log.append({"round": self.round, "alive": list(self.alive), "order": list(self.order)})
-        self.host(
-            f"Round {self.round}. Players still in the game: {', '.join(self.alive)}. "
-            f"Speaking order: {', '.join(self.order)}."
-        )
+        self.host(self.round_opening())
         if self.content_free():
             for seat in self.order:
                 self.say(seat, "...", description=True, content_free=True)
@@ -183,11 +195,7 @@ class SpyWordGame(Game):
         voters = list(self.order)  # public voting follows the speaking order
         self.stage = VoteStage(kind, voters, candidates, self.rng, secret=self.secret,
                                shuffle_options=self.options.shuffle_options)
-        how = "secretly and all at once; the votes are announced together" if self.secret else "one after another, in speaking order, and each vote is announced at once"
-        if kind == "first":
-            self.host(f"Voting for round {self.round}: every player votes for the player they think is the spy, {how}.")
-        else:
-            self.host(f"Revote among the tied players {', '.join(candidates)}: every player votes again, {how}.")
+        self.host(self.vote_opening(kind, candidates))
 
     def pending(self) -> list[Turn]:
         if self.phase == "describe":
@@ -270,6 +278,12 @@ class SpyWordGame(Game):
         leaders = stage.leaders()
         if len(leaders) == 1:
             self._eliminate(leaders[0], "vote")
+        elif stage.kind == "first" and self.revote and self.end_settled_ties and self._settled_tie(leaders):
+            self.host(f"It is a tie between {', '.join(leaders)}. Whichever of them is out, only "
+                      f"{len(self.alive) - 1} players remain with the spy still in: the spy wins.")
+            self.judge("tie settles the game: no revote", tied=leaders)
+            self.stage = None
+            self.finish(SPY_WIN, "spy")
         elif stage.kind == "first" and self.revote:
             self.host(f"It is a tie between {', '.join(leaders)}.")
             self._open_vote("revote", leaders)
@@ -283,6 +297,10 @@ class SpyWordGame(Game):
             self.host(f"Still a tie between {', '.join(leaders)}; the host draws lots: {chosen}.")
             self.judge("tie broken by the seeded random source", tied=leaders, chosen=chosen)
             self._eliminate(chosen, "lot")
+
+    def _settled_tie(self, leaders: list[str]) -> bool:
+        """Only villagers are tied, and whichever goes out leaves the spy among the last players."""
+        return self.tie_rule == DRAW_LOTS and self.spy not in leaders and len(self.alive) - 1 <= self.end_players
 
     def _eliminate(self, seat: str, how: str) -> None:
         self.alive.remove(seat)

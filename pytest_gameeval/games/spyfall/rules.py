@@ -30,23 +30,35 @@ class SpyFallOptions(SpyWordOptions):
 
 class SpyFallGame(SpyWordGame):
     name = "spyfall"
+    end_settled_ties = True
+
+    def seated(self) -> None:
+        self.prompts = prompts.for_protocol(self.options.protocol)
+
+    def round_opening(self) -> str:
+        short = self.prompts.round_opening
+        return short(self.round, self.order) if short else super().round_opening()
+
+    def vote_opening(self, kind: str, candidates: list[str]) -> str:
+        short = self.prompts.vote_opening
+        return short(kind, candidates, self.round, self.secret) if short else super().vote_opening(kind, candidates)
 
     def system_prompt(self, seat: str) -> str:
-        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players)
+        return self.prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players)
 
     def describe_turn(self, seat: str) -> Turn:
         word = self.seats[seat].private["word"]
 
         def parse(text: str) -> dict[str, str]:
-            fields = prompts.DESCRIBE.read(text)
+            fields = self.prompts.describe.read(text)
             fields["speak"] = plain_text(fields["speak"], max_chars=600)
             no_own_word(fields["speak"], word)
             return fields
 
-        return Turn(seat, "describe", prompts.describe_instruction(self.round), parse, reply=prompts.DESCRIBE)
+        return Turn(seat, "describe", self.prompts.describe_instruction(self.round), parse, reply=self.prompts.describe)
 
     def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
-        reply = prompts.vote(options)
+        reply = self.prompts.vote(options)
         parse = ballot_parser(seat, options, self.alive, self.names, reply)
         word = self.seats[seat].private["word"]
 
@@ -55,7 +67,7 @@ class SpyFallGame(SpyWordGame):
             no_own_word(ballot.fields["speak"], word)  # the reason is public too
             return ballot
 
-        return Turn(seat, "vote", prompts.vote_instruction(options, stage.kind == "revote"), parse_vote,
+        return Turn(seat, "vote", self.prompts.vote_instruction(options, stage.kind == "revote"), parse_vote,
                     data={"options": options, "stage": stage.kind}, reply=reply)
 
     def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
