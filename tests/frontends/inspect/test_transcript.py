@@ -106,13 +106,30 @@ def test_each_round_opens_in_its_own_span(spyfall_log):
         assert len(openings) == len(rounds)
 
 
-def test_the_reply_format_is_written_out_once_per_sample(spyfall_log):
-    for sample in spyfall_log.samples:
+@pytest.fixture(scope="module")
+def spyfall_paper_log(tmp_path_factory) -> EvalLog:
+    # protocol=paper writes the reply format into every turn's instruction (the default: once, in
+    # the system prompt)
+    (log,) = run(game_task("spyfall", protocol="paper", pairs="ipad-iphone", end_players=4),
+                 "gameeval/scripted", tmp_path_factory.mktemp("spyfall_paper"), epochs=2)
+    assert log.status == "success"
+    return log
+
+
+def test_the_reply_format_is_written_out_once_per_sample(spyfall_paper_log):
+    for sample in spyfall_paper_log.samples:
         texts = [d for s, d in infos(sample.events) if s.startswith("Host → ")]
         describe = [t for t in texts if "describe your word" in t]
         assert sum(DESCRIBE_FORMAT in t for t in describe) == 1
         assert len(describe) > 1 and all(t.endswith("*(reply format as given above)*") for t in describe[1:])
         assert all(re.match(r"Round \d+: it is your turn", t) for t in describe)  # the first sentence stays
+
+
+def test_the_default_protocol_gives_the_reply_format_in_the_system_prompt_only(spyfall_log):
+    for sample in spyfall_log.samples:
+        texts = [d for s, d in infos(sample.events) if s.startswith("Host → ")]
+        assert texts and not any("JSON" in t or "reply format" in t for t in texts)
+        assert '"speak": "<your description>"' in sample.messages[0].text
 
 
 def test_score_explanation_is_short_and_readable_and_the_seed_a_string(spyfall_log):
