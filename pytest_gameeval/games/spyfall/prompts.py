@@ -65,13 +65,14 @@ def vote_instruction(options: list[str], revote: bool) -> str:
 
 
 # -- the default protocol: the same asks, shorter ----------------------------------------------
-# caps measured on SmolLM2-135M, which wrote to the cap in nearly every field (docs/performance.md)
+# SmolLM2-135M wrote its thought to the cap in 3 of 4 replies (docs/performance.md); every seat reads
+# every description and vote reason again, so the public caps cost most
 SHORT_THOUGHT = Field("thought", "<your private reasoning>", 60, content="private")
 SHORT_DESCRIBE = ReplyFormat("spyfall_describe", (SHORT_THOUGHT, Field("speak", "<your description>", 80)))
 
 
 def short_vote(options: list[str]) -> ReplyFormat:
-    return vote_format("spyfall_vote", options, SHORT_THOUGHT, Field("speak", "<why you vote this way>", 80))
+    return vote_format("spyfall_vote", options, SHORT_THOUGHT, Field("speak", "<why you vote this way>", 60))
 
 
 def short_system(name: str, names: list[str], word: str, end_players: int) -> str:
@@ -92,7 +93,7 @@ def short_system(name: str, names: list[str], word: str, end_players: int) -> st
 
 
 def short_describe_instruction(round_: int) -> str:
-    return f"Round {round_}: your turn to describe your word."
+    return f"Round {round_}: your turn to describe your word without saying it."
 
 
 def short_vote_instruction(options: list[str], revote: bool) -> str:

@@ -76,7 +76,8 @@ def test_the_default_protocol_gives_the_formats_once_and_caps_shorter():
         if turn.action == "vote":
             assert str(turn.data["options"]) in turn.instruction
         schema = turn.reply.json_schema()["properties"]
-        assert (schema["thought"]["maxLength"], schema["speak"]["maxLength"]) == (60, 80)
+        caps = (60, 80) if turn.action == "describe" else (60, 60)
+        assert (schema["thought"]["maxLength"], schema["speak"]["maxLength"]) == caps
     assert all(m["content"] != system for c in asked for m in c.messages[1:])
 
 
