@@ -145,3 +145,28 @@ def test_http_benchmark_server_plays_every_game_to_the_call_count_the_benchmark_
     records = asyncio.run(main())
     assert len(records) == 100 and {r.outcome["label"] for r in records} == {"RLE"}
     assert all(sum(n for seat in r.failures.values() for n in seat.values()) == 0 for r in records)
+
+
+def test_spyfall_speed_keeps_the_games_prompts_and_load(tmp_path, capsys):
+    """The SpyFall timing script on the scripted model: one game per protocol, its record, every
+    call's prompt and reply, each seat's prompt size call by call, and `uptime` beside the times."""
+    import json
+
+    from pytest_gameeval.engine.record import read_records
+
+    speed = load("spyfall_speed")
+    sizes = {}
+    for protocol in ("paper", "default"):
+        records, calls = tmp_path / f"{protocol}.jsonl", tmp_path / f"{protocol}.calls.jsonl"
+        speed.main(["--model", "gameeval/scripted/strong", "-T", f"protocol={protocol}", "--records", str(records), "--calls", str(calls)])
+        out = json.loads(capsys.readouterr().out)
+        game = out["games"][0]
+        assert out["options"] == {"protocol": protocol} and "load average" in out["uptime_before"]
+        (record,) = read_records(records)
+        assert record.options["protocol"] == protocol and record.label == game["outcome"]
+        lines = [json.loads(line) for line in calls.read_text().splitlines()]
+        assert len(lines) == game["calls"] and all(c["messages"][0]["role"] == "system" and c["reply"] for c in lines)
+        assert sum(map(len, game["prompt_tokens_per_seat"].values())) == game["calls"]
+        sizes[protocol] = lines[0]["messages"]
+    assert "Reply with one JSON object" in sizes["paper"][-1]["content"]
+    assert "JSON" not in sizes["default"][-1]["content"] and "JSON" in sizes["default"][0]["content"]
