@@ -30,6 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pytest_gameeval.engine.spec import FIRST_TRY  # noqa: E402  the turn-level measure
+
 MODELS = ("gameeval/local/smollm2-135m", "gameeval/local/gemma-3-270m")
 # games per model per game: 30 where a game is cheap enough on a shared 2-core machine, fewer
 # where one game costs minutes (say so in the docs); cheap games first so partial runs are useful
@@ -101,12 +103,12 @@ def play(out: Path, games: list[str], models: list[str], counts: dict[str, int],
 # --------------------------------------------------------------------------- analysis
 
 
-def _paired(game: str, records: list[list[Any]]) -> dict[str, Any]:
-    """Per-case headline of both models, paired by case (instance, epoch, seed)."""
+def _paired(game: str, records: list[list[Any]], key: str | None = None) -> dict[str, Any]:
+    """Per-case `key` (the headline by default) of both models, paired by case (instance, epoch, seed)."""
     from pytest_gameeval.games.registry import get_spec
 
     spec = get_spec(game)
-    key = spec.headline
+    key = key or spec.headline
     score = getattr(spec, "scores", spec.score)  # with the headline keys where the game has them
     by_case = [{(r.instance_id, r.epoch, r.seed): score(r).get(key) for r in recs} for recs in records]
     alone = [[v for v in side.values() if v is not None and v == v] for side in by_case]  # every game, NaN dropped
@@ -156,13 +158,15 @@ def _cases(game: str, records: list[Any]) -> list[dict[str, Any]]:
 
 def verdict_of(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]], alpha: float = 0.05) -> dict[str, Any]:
     """The verdict `gameeval report diff` and `gameeval compare` give (analysis/verdict.judge_game)
-    on the headline, over every game, at the gate's default tolerance."""
+    on the metrics they judge by default (the headline and the turn-level measure, one verdict),
+    over every game, at the gate's default tolerance."""
     from pytest_gameeval.analysis.gate_config import GateConfig
     from pytest_gameeval.analysis.verdict import judge_game
     from pytest_gameeval.games.registry import get_spec
 
     config = GateConfig()
-    return judge_game(game, old, new, [(get_spec(game).headline, True, config.tolerance)], alpha=alpha, beta=config.beta)
+    gated = [(key, True, config.tolerance) for key in get_spec(game).default_gated]
+    return judge_game(game, old, new, gated, alpha=alpha, beta=config.beta)
 
 
 def gate_run(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, Any]:
@@ -173,7 +177,8 @@ def gate_run(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]]) ->
     from pytest_gameeval.games.registry import get_spec
 
     config = GateConfig()
-    gate = GameGate(game, [GateMetric(get_spec(game).headline, MEAN, True, config.tolerance)], config, len(new),
+    gated = [GateMetric(key, MEAN, True, config.tolerance) for key in get_spec(game).default_gated]
+    gate = GameGate(game, gated, config, len(new),
                     baseline_played=len(old))
     for end in gate.ends:
         gate.look(old, new[:end], end, last=end == len(new))
@@ -219,8 +224,14 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
         cases = [_cases(game, recs) for recs in records]
         judged = verdict_of(game, cases[0], cases[1])
         change = judged["metrics"][paired["headline"]]
+        turns = _paired(game, records, FIRST_TRY)
+        turn_change = judged["metrics"].get(FIRST_TRY, {})
         rows[game] = {
             "headline": paired["headline"],
+            # the turn-level measure (legal first attempts), judged beside the headline
+            FIRST_TRY: {"values": {slug(m): _value(side) for m, side in zip(models, turns["alone"])},
+                        "difference": turn_change.get("change"), "ci": turn_change.get("ci"), "p": turn_change.get("p"),
+                        "verdict": turn_change.get("verdict"), **paired_test(turns["pairs"])},
             "n": len(pairs),
             "models": [slug(m) for m in models],
             "model_identities": names,
@@ -244,9 +255,10 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
 
 def markdown(result: dict[str, Any]) -> str:
     lines = ["| game | games (Smol / Gemma / paired) | SmolLM2-135M | Gemma-3-270M | played (Smol / Gemma) "
-             "| paired difference Gemma − Smol (95 % CI) | p | verdict; why not separated "
+             "| paired difference Gemma − Smol (95 % CI) | p | legal first try (Smol / Gemma; Gemma − Smol, p) "
+             "| verdict (both measures); why not separated "
              "| the gate (defaults, Gemma against a SmolLM2 baseline): verdict after games | wall s (both at once) | load (1 min) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def value(v: dict[str, Any]) -> str:
         lo, hi = v.get("ci") or (None, None)
@@ -254,7 +266,7 @@ def markdown(result: dict[str, Any]) -> str:
 
     for game, r in result["games"].items():
         if "missing" in r:
-            lines.append(f"| {game} | – | – | – | – | – | – | not run ({', '.join(r['missing'])}) | – | – | – |")
+            lines.append(f"| {game} | – | – | – | – | – | – | – | not run ({', '.join(r['missing'])}) | – | – | – |")
             continue
         a, b = r["models"]
         d = r["paired"]
@@ -277,7 +289,10 @@ def markdown(result: dict[str, Any]) -> str:
                 power = (f"; ~{r['power_games']} games each for 80 % power at this difference"
                          f" (at {r['n']}: {d['detectable_difference']:.2f} or more)")
         played = " / ".join(f"{r['played'][m]:.2f}" if r["played"].get(m) is not None else "–" for m in (a, b))
-        lines.append(f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {played} | {diff} | {p} "
+        t = r[FIRST_TRY]
+        turns = (f"{t['values'][a]['value']:.2f} / {t['values'][b]['value']:.2f}; "
+                 f"{t['difference']:+.3f}, p {t['p']:.3g}" if t.get("difference") is not None and t.get("p") is not None else "–")
+        lines.append(f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {played} | {diff} | {p} | {turns} "
                      f"| {r['verdict']}{power} | {gate} | {walls} | {load} |")
     return "\n".join(lines)
 
