@@ -6,6 +6,8 @@
     python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30 --workers 2
     python benchmarks/http_concurrency.py --startup
     python benchmarks/http_concurrency.py --matrix            # every configuration in MATRIX, ~15 min idle
+    python benchmarks/http_concurrency.py --front pytest --games 64 --rounds 30 --profile pytest.prof  # CPU per call by function
+    python benchmarks/http_concurrency.py --table             # the saved runs; --profiles: the saved profiles
 
 Each run starts `loopback_openai.py` (127.0.0.1, a fixed latency, bounded lifetime), then the front end
 exactly as a user types it, in its own process, with inspect's `openai-api/loopback/bench` provider:
@@ -48,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback_openai import reply_for  # noqa: E402  (the server's replies)
-from profile_calls import summarize  # noqa: E402
+from profile_calls import side_by_side, summarize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -446,6 +448,23 @@ def table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def profile_tables(path: Path, top: int = 12) -> str:
+    """The saved profiled runs side by side (docs/performance.md's profile tables)."""
+    runs = {k: r for k, r in json.loads(path.read_text())["runs"].items() if "profile" in r}
+    profiles = {f"{r['front']} ({r['games']} × {r['rounds']})": r["profile"] for r in runs.values()}
+    if not profiles:
+        raise SystemExit(f"{path}: no profiled run (http_concurrency.py --profile FILE ...)")
+    heads = [f"- {name}: {p['ms_per_call']} ms per call under cProfile, {p['model_calls']} calls; load average "
+             f"{r['load_average_before'][0]} before, {r['load_average_after'][0]} after; {r['date'][:16]}; `{r['command']}`"
+             for (name, p), r in zip(profiles.items(), runs.values())]
+    tops = [f"{name}, top {top} functions by self time:\n\n| function | ms per call | share |\n|---|---|---|\n" + "\n".join(
+            f"| `{f}` | {v['ms_per_call']} | {v['share']:.1%} |" for f, v in list(p["top_self"].items())[:top])
+            for name, p in profiles.items()]
+    return "\n\n".join(["\n".join(heads), "By owner of the code (self time; a builtin's time goes to its caller's owner):",
+                         side_by_side(profiles, "by_area"), "Our own code by what it is for (cumulative time):",
+                         side_by_side(profiles, "ours_by_feature"), *tops])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--front", choices=["inspect", "pytest"], default="inspect")
@@ -463,9 +482,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file the results are merged into")
     parser.add_argument("--no-save", action="store_true", help="print only")
     parser.add_argument("--table", action="store_true", help="print the saved runs as a markdown table and exit")
+    parser.add_argument("--profiles", action="store_true", help="print the saved profiled runs as markdown tables and exit")
     args = parser.parse_args()
-    if args.table:
-        print(table(args.out))
+    if args.table or args.profiles:
+        print(table(args.out) if args.table else profile_tables(args.out))
         return
     if args.startup:
         results = [startup(args.repeats)]

@@ -5,8 +5,9 @@
 cProfile sees the main thread only (where inspect and the plugin run the games' event loop; log
 writing in worker threads is not in it) and slows what it measures, so read the shares and the
 ranking; the milliseconds are under the profiler. Self time is grouped by who owns the code
-(`AREAS`, first match on the file path; a builtin's time goes to its callers' owners); our own
-functions are also listed by cumulative time.
+(`AREAS`, first match on the file path); the time of builtins, the standard library, typing and json
+goes to whoever called them (the openai SDK's transform spends most of its time in typing), split
+by the time spent under each caller. Our own functions are also listed by cumulative time.
 """
 
 from __future__ import annotations
@@ -22,7 +23,25 @@ AREAS = (  # (area, path fragment): first match wins
     ("asyncio event loop", "/asyncio/"), ("json", "/json/"), ("pytest", "/_pytest/"), ("shortuuid/uuid", "uuid"),
     ("typing", "/typing"), ("other library", "site-packages/"),
 )
+PASSED_ON = ("builtins", "other stdlib", "typing", "json")  # work done for whoever called it
 OURS_SHOWN = 20  # our functions listed by cumulative time
+FEATURES = (  # (what, file under pytest_gameeval/, functions): our per-call work by what it is for
+    ("rendering the seat's prompt (views.render)", "engine/views.py", ("render",)),
+    ("the seat's view (visible_events)", "engine/views.py", ("visible_events",)),
+    ("echo check", "engine/echo.py", ("check_not_echo",)),
+    ("degenerate-move check (check_move, words_of)", "engine/degenerate.py", ("check_move", "words_of")),
+    ("retracting settled corrections (_settled)", "engine/runner.py", ("_settled",)),
+    ("the game's rules (pending, apply)", "games/", ("pending", "apply")),
+    ("live registry for progress lines (register, unregister)", "engine/live.py", ("register", "unregister")),
+    ("prompt as inspect messages (InspectConversation.convert)", "players/model.py", ("convert",)),
+    ("config and sampling record of a call (ModelPlayer._config)", "players/model.py", ("_config",)),
+    ("transcript story (observer: events, turn spans made, rounds)", "inspect_ext/observer.py",
+     ("event", "turn", "round_started", "round_ended")),
+    ("inspect display counters (GameProgress)", "inspect_ext/progress.py", ("event", "round_played")),
+    ("progress-line tallies (per game)", "engine/progress.py", ("game_started", "game_finished")),
+    ("the game's record as JSON (per game)", "engine/record.py", ("to_dict",)),
+    ("scoring (per game)", "engine/spec.py", ("score",)),
+)
 
 
 def area_of(path: str) -> str:
@@ -30,6 +49,32 @@ def area_of(path: str) -> str:
         if fragment in path:
             return area
     return "builtins" if path == "~" else "other stdlib"
+
+
+def _owner_shares(stats: dict) -> Any:
+    """shares(func) -> {owner: fraction of func's self time}, walking up through PASSED_ON callers."""
+    memo: dict[Any, dict[str, float]] = {}
+
+    def shares(func: Any, depth: int = 0) -> dict[str, float]:
+        if func in memo:
+            return memo[func]
+        area, callers = area_of(func[0]), stats[func][4] if func in stats else {}
+        if area not in PASSED_ON or not callers or depth > 40:
+            memo[func] = {area: 1.0}
+            return memo[func]
+        memo[func] = {area: 1.0}  # a cycle back to it counts as its own
+        weights = {c: t[2] for c, t in callers.items()}
+        if not sum(weights.values()):
+            weights = {c: t[3] for c, t in callers.items()}
+        total = sum(weights.values()) or 1.0
+        out: dict[str, float] = {}
+        for caller, weight in weights.items():
+            for owner, part in shares(caller, depth + 1).items():
+                out[owner] = out.get(owner, 0.0) + part * weight / total
+        memo[func] = out
+        return out
+
+    return shares
 
 
 def _name(func: tuple[str, int, str]) -> str:
@@ -40,37 +85,60 @@ def _name(func: tuple[str, int, str]) -> str:
     return f"{short}:{line}({name})"
 
 
+def _cumulative(stats: dict, where: str, names: tuple[str, ...]) -> float:
+    return sum(s[3] for (path, _, name), s in stats.items() if name in names and "pytest_gameeval/" + where in path)
+
+
 def summarize(path: str, calls: int, top: int = 25) -> dict[str, Any]:
     """Self time by area and the `top` functions by self time, ms per model call; our functions by
     cumulative time (what each costs with everything it calls)."""
     stats = pstats.Stats(path).stats  # type: ignore[attr-defined]
     total = sum(s[2] for s in stats.values())
     areas: dict[str, float] = {}
-    for func, (_, _, tottime, _, callers) in stats.items():
-        # a builtin's (C) time is its callers': split by the time spent under each caller
-        parts = [(c[0], t[2]) for c, t in callers.items()] if func[0] == "~" and callers else [(func[0], tottime)]
-        for where, seconds in parts:
-            areas[area_of(where)] = areas.get(area_of(where), 0.0) + seconds
+    shares = _owner_shares(stats)
+    for func, (_, _, tottime, _, _) in stats.items():
+        for owner, part in shares(func).items():
+            areas[owner] = areas.get(owner, 0.0) + tottime * part
 
     def row(seconds: float) -> dict[str, float]:
         return {"ms_per_call": round(1000 * seconds / calls, 3), "share": round(seconds / total, 4)}
 
     by_self = sorted(stats.items(), key=lambda kv: -kv[1][2])[:top]
+    features = {what: row(_cumulative(stats, where, names)) for what, where, names in FEATURES}
+    # the turn loop's own work: a turn's cumulative time less the model seat's call
+    features["a turn's own work, less the call (runner._ask less ModelPlayer.act: the first five rows and the "
+             "transcript events written during the turn are in it)"] = row(
+        _cumulative(stats, "engine/runner.py", ("_ask",)) - _cumulative(stats, "players/model.py", ("act",)))
     ours = sorted(((f, s) for f, s in stats.items() if "pytest_gameeval/" in f[0]), key=lambda kv: -kv[1][3])
     return {
         "profiled_cpu_s": round(total, 2), "model_calls": calls, "ms_per_call": round(1000 * total / calls, 3),
         "by_area": {a: row(t) for a, t in sorted(areas.items(), key=lambda kv: -kv[1])},
         "top_self": {_name(f): {**row(s[2]), "calls": s[1]} for f, s in by_self},
+        "ours_by_feature": features,
         "ours_cumulative": {_name(f): {**row(s[3]), "calls": s[1]} for f, s in ours[:OURS_SHOWN]},
     }
 
 
+def side_by_side(summaries: dict[str, dict[str, Any]], part: str, rows: list[str] | None = None) -> str:
+    """One table of `part` ("by_area", "ours_by_feature", ...) with a column pair per profiled run."""
+    names = list(summaries)
+    keys = rows or list(dict.fromkeys(k for s in summaries.values() for k in s[part]))
+    lines = ["| | " + " | ".join(f"{n}: ms per call | share" for n in names) + " |",
+             "|---|" + "---|---|" * len(names)]
+    for key in keys:
+        cells = [summaries[n][part].get(key) for n in names]
+        lines.append(f"| {key} | " + " | ".join(f"{c['ms_per_call']} | {c['share']:.1%}" if c else "– | –" for c in cells) + " |")
+    return "\n".join(lines)
+
+
 def markdown(summary: dict[str, Any]) -> str:
     lines = [f"{summary['ms_per_call']} ms per call under the profiler ({summary['model_calls']} calls)", "",
-             "| area (self time) | ms per call | share |", "|---|---|---|"]
+             "| owner (self time) | ms per call | share |", "|---|---|---|"]
     lines += [f"| {a} | {r['ms_per_call']} | {r['share']:.1%} |" for a, r in summary["by_area"].items()]
     lines += ["", "| function (self time) | ms per call | share |", "|---|---|---|"]
     lines += [f"| `{f}` | {r['ms_per_call']} | {r['share']:.1%} |" for f, r in summary["top_self"].items()]
+    lines += ["", "| ours, by what it is for (cumulative) | ms per call | share |", "|---|---|---|"]
+    lines += [f"| {f} | {r['ms_per_call']} | {r['share']:.1%} |" for f, r in summary.get("ours_by_feature", {}).items()]
     lines += ["", "| ours (cumulative) | ms per call | share |", "|---|---|---|"]
     lines += [f"| `{f}` | {r['ms_per_call']} | {r['share']:.1%} |" for f, r in summary["ours_cumulative"].items()]
     return "\n".join(lines)

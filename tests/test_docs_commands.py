@@ -230,3 +230,23 @@ def test_the_shards_workflow_runs_locally(tmp_path):
             shutil.copy(file, gate_dir / download["path"] / file.name)
     merged, diff = run_steps(gate_job, gate_dir, {})
     assert "merged 3 slices into reports/merged.json" in merged and "no game worse beyond its tolerance" in diff
+
+
+def test_the_performance_pages_shell_blocks_print_its_tables_from_the_committed_results():
+    """docs/performance.md's shell blocks read benchmarks/results/ and print tables (they run no
+    benchmark: those commands are in plain blocks, minutes each on an idle machine). Run as written
+    from the repository root; every table row they print must be on the page, so the page says
+    what the committed results say."""
+    doc = "docs/performance.md"
+    page = (ROOT / doc).read_text(encoding="utf-8")
+    ran = 0
+    for block in shell_blocks(doc):
+        result = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=ROOT, env=env_for(ROOT),
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, f"{block}\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
+        rows = [line for line in result.stdout.splitlines() if line.startswith("|")]
+        assert rows, f"{block}: printed no table"
+        missing = [row for row in rows if row not in page]
+        assert not missing, f"{doc} lacks rows its command prints:\n" + "\n".join(missing[:5])
+        ran += 1
+    assert ran >= 1
