@@ -284,7 +284,8 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
     play_cpu = max(r[2] for r in sampled) - min(r[2] for r in sampled) if sampled else None
     by_round = per_round_cpu(requests)
     processes = max(1, workers)
-    display_cmd = [Path(c).name if i == 0 else c for i, c in enumerate(cmd)]
+    display_cmd = [Path(c).name if Path(c).parent == Path(sys.executable).parent else "PROFILE" if c == profile else c
+                   for c in cmd]
     return {
         "front": front, "latency_s": latency, "connections": connections, "games": games, "rounds": rounds,
         "workers": workers, "calls": calls, "command": " ".join(display_cmd).replace(tmp, "TMP"),
@@ -460,7 +461,7 @@ def profile_tables(path: Path, top: int = 12) -> str:
     tops = [f"{name}, top {top} functions by self time:\n\n| function | ms per call | share |\n|---|---|---|\n" + "\n".join(
             f"| `{f}` | {v['ms_per_call']} | {v['share']:.1%} |" for f, v in list(p["top_self"].items())[:top])
             for name, p in profiles.items()]
-    return "\n\n".join(["\n".join(heads), "By owner of the code (self time; a builtin's time goes to its caller's owner):",
+    return "\n\n".join(["\n".join(heads), "By owner of the code (self time; the time of builtins, the standard library, typing and json goes to their callers' owners):",
                          side_by_side(profiles, "by_area"), "Our own code by what it is for (cumulative time):",
                          side_by_side(profiles, "ours_by_feature"), *tops])
 

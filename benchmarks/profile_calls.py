@@ -52,29 +52,34 @@ def area_of(path: str) -> str:
 
 
 def _owner_shares(stats: dict) -> Any:
-    """shares(func) -> {owner: fraction of func's self time}, walking up through PASSED_ON callers."""
+    """shares(func) -> {owner: fraction of func's self time}, walking up through PASSED_ON callers
+    (a caller already on the walk, as in typing's recursive __hash__, is left out of it)."""
     memo: dict[Any, dict[str, float]] = {}
+    walking: set[Any] = set()
 
-    def shares(func: Any, depth: int = 0) -> dict[str, float]:
+    def shares(func: Any) -> tuple[dict[str, float], bool]:
         if func in memo:
-            return memo[func]
+            return memo[func], True
         area, callers = area_of(func[0]), stats[func][4] if func in stats else {}
-        if area not in PASSED_ON or not callers or depth > 40:
-            memo[func] = {area: 1.0}
-            return memo[func]
-        memo[func] = {area: 1.0}  # a cycle back to it counts as its own
+        callers = {c: t for c, t in callers.items() if c not in walking}
+        complete = len(callers) == len(stats[func][4]) if func in stats else True
+        if area not in PASSED_ON or not callers:
+            return {area: 1.0}, complete
+        walking.add(func)
         weights = {c: t[2] for c, t in callers.items()}
         if not sum(weights.values()):
             weights = {c: t[3] for c, t in callers.items()}
-        total = sum(weights.values()) or 1.0
-        out: dict[str, float] = {}
+        total, out = sum(weights.values()) or 1.0, {}
         for caller, weight in weights.items():
-            for owner, part in shares(caller, depth + 1).items():
+            parts, whole = shares(caller)
+            complete = complete and whole
+            for owner, part in parts.items():
                 out[owner] = out.get(owner, 0.0) + part * weight / total
-        memo[func] = out
-        return out
+        walking.discard(func)
+        memo[func] = out  # kept even when a caller on the walk was left out: linear, and close enough
+        return out, complete
 
-    return shares
+    return lambda func: shares(func)[0]
 
 
 def _name(func: tuple[str, int, str]) -> str:
