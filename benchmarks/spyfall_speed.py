@@ -49,6 +49,15 @@ def _uptime() -> str:
         return "load average: " + ", ".join(map(str, _load()))
 
 
+def _busy() -> list[str]:
+    """The processes using most CPU (nice value, %CPU, command): whether a load was niced or ours to share."""
+    try:
+        ps = subprocess.run(["ps", "-eo", "ni,pcpu,args", "--sort=-pcpu"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [" ".join(line.split())[:100] for line in ps.stdout.splitlines()[1:6]]
+
+
 def _cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -177,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     model_args = dict(a.split("=", 1) for a in args.model_args)
     given = dict(a.split("=", 1) for a in args.options)
-    uptime_before = _uptime()
+    uptime_before, busy_before = _uptime(), _busy()
     result, records, texts = asyncio.run(_play(args.model, args.games, model_args, given, args.calls is not None))
     if args.records:
         write_records(args.records, records)
@@ -191,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
         "uptime_before": uptime_before,
         "uptime_after": _uptime(),
+        "busy_processes_before": busy_before,
         "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "PASSIVE (the provider's default)"),
         "target_seconds": 120,
         "max_wall_seconds": max(walls),
