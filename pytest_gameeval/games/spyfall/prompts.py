@@ -30,7 +30,7 @@ VOTE_FORMAT = (vote([]).format_line() + " The speak field and your vote are hear
                "your thought stays private.")
 
 
-def _rules(name: str, names: list[str], word: str, end_players: int) -> str:
+def system(name: str, names: list[str], word: str, end_players: int) -> str:
     others = [n for n in names if n != name]
     return (
         f"You are {name}, playing SpyFall with {len(names) - 1} other players: {', '.join(others)}. "
@@ -46,10 +46,6 @@ def _rules(name: str, names: list[str], word: str, end_players: int) -> str:
         "If the others' descriptions do not fit your word, you are probably the spy: then describe your "
         "word vaguely so that you blend in, and vote for a villager. Never say your word."
     )
-
-
-def system(name: str, names: list[str], word: str, end_players: int) -> str:
-    return _rules(name, names, word, end_players)
 
 
 def describe_instruction(round_: int) -> str:
