@@ -163,8 +163,9 @@ def test_no_seat_sees_what_its_role_may_not(game, style):
 
 
 def test_the_scan_catches_a_leaky_harness(monkeypatch):
-    """The detector is not vacuous: a renderer that copies every raw reply into every prompt, and
-    rules that tell the questioner the secret word, are both caught."""
+    """The detector is not vacuous: a harness that gives the renderer every event and a renderer
+    that copies every raw reply into every prompt, and rules that tell the questioner the secret
+    word, are both caught."""
     from pytest_gameeval.engine import runner
     from pytest_gameeval.engine.events import REPLY
     from pytest_gameeval.games.askguess.rules import AskGuessGame
@@ -182,6 +183,9 @@ def test_the_scan_catches_a_leaky_harness(monkeypatch):
         return real_system(self, seat) + " (psst: " + self.seats["Answerer"].private["word"] + ")"
 
     monkeypatch.setattr(runner, "render", leaky_render)
+    # the runner renders a seat's prompt from its filtered view: the leak is a harness that hands
+    # the renderer every event instead
+    monkeypatch.setattr(runner, "visible_events", lambda events, seat: list(events))
     monkeypatch.setattr(AskGuessGame, "system_prompt", leaky_system)
     leaks, _ = isolation_leaks("askguess", 0)
     assert any("private thought" in leak for leak in leaks), leaks
