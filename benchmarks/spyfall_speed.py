@@ -99,6 +99,30 @@ class TimedModel:
         return output
 
 
+# a fixed request, the same in every run: the machine's speed at this model's work, which moved 2-3x
+# between days on this shared VM (prompt reading 390, 230, 120 tokens/s), so that a game's wall time
+# can be read beside it
+SPEED_PROMPT = " ".join(f"Line {i}: the quick brown fox jumps over the lazy dog near the riverbank." for i in range(30)) + (
+    " Now tell a long story about this fox, in three paragraphs.")
+
+
+async def _model_speed(model: Any) -> dict[str, float]:
+    """Prompt tokens read per second (nothing cached) and reply tokens written per second (the same
+    prompt again, now cached), one request at a time."""
+    from inspect_ai.model import ChatMessageUser, GenerateConfig
+
+    messages = [ChatMessageUser(content=SPEED_PROMPT)]
+    start = time.perf_counter()
+    read = await model.generate(messages, config=GenerateConfig(max_tokens=1, temperature=0))
+    read_s = time.perf_counter() - start
+    start = time.perf_counter()
+    written = await model.generate(messages, config=GenerateConfig(max_tokens=64, temperature=0))
+    write_s = time.perf_counter() - start
+    return {"prompt_tokens": read.usage.input_tokens, "prompt_tokens_per_s": round(read.usage.input_tokens / read_s, 1),
+            "reply_tokens": written.usage.output_tokens,
+            "reply_tokens_per_s": round(written.usage.output_tokens / write_s, 1)}
+
+
 def _by_kind(calls: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kind in sorted({c["kind"] for c in calls}):
@@ -154,6 +178,8 @@ async def _play(model_name: str, games: int, model_args: dict[str, Any], given: 
     started = time.perf_counter()
     model = get_model(model_name, **model_args)
     load_seconds = time.perf_counter() - started
+    # the scripted stand-in plays only game turns and has no speed worth a reference
+    speed = None if model_name.startswith("gameeval/scripted") else await _model_speed(model)
     results, records, texts = [], [], []
     for row in rows:  # one game at a time: the target is one game's wall time
         calls: list[dict[str, Any]] = []
@@ -168,7 +194,7 @@ async def _play(model_name: str, games: int, model_args: dict[str, Any], given: 
         results.append(_game_result(row.id, record, calls, wall, cpu, load_before))
         records.append(record)
         texts.extend({"case": row.id, **{k: v for k, v in c.items() if k != "start"}} for c in calls)
-    out = {"model": str(model), "model_load_seconds": round(load_seconds, 2), "options": given,
+    out = {"model": str(model), "model_load_seconds": round(load_seconds, 2), "model_speed": speed, "options": given,
            "game_version": spec.version, "games": results}
     return out, records, texts
 
