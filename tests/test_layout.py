@@ -1,6 +1,8 @@
-"""The layout shows the architecture (issues 21, 29): one folder per game, one folder per front end,
-layers that import one way only (a table of which package may import which), no import cycle, an
-engine that names no player implementation and no provider, and docs whose links lead somewhere."""
+"""The layout shows the architecture (issues 21, 29, 39): one folder per game, one folder per front end,
+layers that import down only (the layers, exactly the package arrows the code has, and the declared
+interfaces for any arrow beside or up), no import of another package's private name, no import
+cycle, an engine that names no player implementation and no provider, and docs whose links lead
+somewhere."""
 
 from __future__ import annotations
 
@@ -20,25 +22,40 @@ CORE = ("engine", "games", "players", "metrics")  # the layers every front end b
 FRONT_ENDS = ("pytest_plugin", "inspect_ext", "analysis", "cli", "arena", "backends")  # and the backends they run
 GAME_FILES = ("__init__.py", "rules.py", "prompts.py", "scripted.py", "metrics.py", "README.md")
 
-# Which top-level package may import which (directly; lazy imports count). The engine is the ground:
-# it holds the player contract (engine/player.py) and imports no other layer. A new package or a new
-# arrow is a decision: add it here, pointing down.
-_CORE = {"engine", "metrics", "players", "games"}
+# The layers, ground first. A package imports packages of lower layers; an import beside it (a package
+# of its own layer) or above it goes only through a declared interface (INTERFACES). A new package or a
+# new arrow is a decision: give the package a layer and add the arrow to ALLOWED.
+LAYERS = (
+    ("engine",),  # the ground: seats, events, views, the player contract, the turn loop, records
+    ("metrics", "players"),  # statistics shared over records; implementations of engine.player.Player
+    ("games",),  # rules, prompts, scripted policies, a game's metrics
+    # our side of inspect: the task, solver and scorer, and how a model plays a seat (decoding);
+    # the model providers inspect loads (gameeval/local, gameeval/scripted)
+    ("inspect_ext", "backends"),
+    ("analysis",),  # over many records or reports: the report, its diff, the gate, compare, tournaments
+    ("pytest_plugin", "arena"),  # the front ends that play games for a user and write reports
+    ("cli",),  # every command's entry
+)
+# Which top-level package imports which (directly; lazy imports count): exactly the arrows the code
+# has, so an arrow that appears or disappears is seen here.
 ALLOWED = {
     "engine": set(),
-    "metrics": {"engine"},  # shared statistics over records
-    "players": {"engine"},  # implementations of engine.player.Player
-    "games": {"engine", "metrics"},  # rules, prompts, scripted policies, a game's metrics
-    # model providers (the embedded server, the scripted provider) and the decoding they default to;
-    # inspect_ext: its one-line error for inspect's command line
-    "backends": _CORE | {"inspect_ext"},
-    "inspect_ext": _CORE,
-    "cli": _CORE | {"backends", "inspect_ext", "analysis", "pytest_plugin", "arena"},  # every command's entry
-    # analysis and pytest_plugin import each other: the gate's --gameeval-gate-metric parser lives in
-    # pytest_plugin/settings.py and the report/compare commands reuse it (a known wart)
-    "analysis": _CORE | {"backends", "inspect_ext", "pytest_plugin"},
-    "pytest_plugin": _CORE | {"backends", "inspect_ext", "analysis"},
-    "arena": _CORE | {"backends", "inspect_ext", "analysis", "cli", "pytest_plugin"},
+    "metrics": {"engine"},
+    "players": {"engine"},
+    "games": {"engine", "metrics"},
+    "inspect_ext": {"engine", "metrics", "players", "games"},
+    "backends": {"engine", "games", "inspect_ext"},
+    "analysis": {"engine", "metrics", "players", "games", "inspect_ext", "backends"},
+    "pytest_plugin": {"engine", "metrics", "games", "inspect_ext", "backends", "analysis"},
+    "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis"},
+    "cli": {"engine", "metrics", "games", "inspect_ext", "backends", "analysis", "pytest_plugin", "arena"},
+}
+# (importer, imported) -> (the modules it may import, why): the arrows that do not point down.
+INTERFACES = {
+    ("backends", "inspect_ext"): (
+        {f"{PACKAGE}.inspect_ext.cli_errors"},
+        "a provider's bad model name or model argument is inspect's one-line error, whatever inspect's display",
+    ),
 }
 # model-name prefixes of providers (ours and inspect's): front ends and backends know them, never the engine
 PROVIDER_PREFIXES = ("gameeval/", "openai/", "openai-api/", "anthropic/", "google/", "mockllm/", "hf/", "ollama/", "vllm/")
@@ -70,18 +87,85 @@ def _packages(graph: grimp.ImportGraph) -> list[str]:
 def test_every_package_has_a_row_in_the_dependency_table(graph):
     unknown = [p for p in _packages(graph) if p not in ALLOWED and (resources.files(PACKAGE) / p).is_dir()]
     assert not unknown, f"packages {unknown} are not in tests/test_layout.py's ALLOWED table: say what each may import"
+    layered = [p for layer in LAYERS for p in layer]
+    assert sorted(layered) == sorted(ALLOWED), "every package in ALLOWED has exactly one layer in LAYERS"
+
+
+def _imports(graph: grimp.ImportGraph) -> dict[tuple[str, str], set[str]]:
+    """(importer package, imported package) -> the modules of `imported` that `importer` imports."""
+    arrows: dict[tuple[str, str], set[str]] = {}
+    for module in graph.modules:
+        if not module.startswith(f"{PACKAGE}."):
+            continue
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported.startswith(f"{PACKAGE}.") and imported.split(".")[1] != module.split(".")[1]:
+                arrows.setdefault((module.split(".")[1], imported.split(".")[1]), set()).add(imported)
+    return arrows
+
+
+def layout_problems(arrows: dict[tuple[str, str], set[str]], allowed: dict[str, set[str]],
+                    layers: tuple[tuple[str, ...], ...], interfaces: dict[tuple[str, str], tuple[set[str], str]]) -> list[str]:
+    """What is wrong with the package arrows `arrows` against the table: an arrow the table does not
+    list, a listed arrow the code no longer has, an arrow beside or up without a declared interface,
+    an import outside its interface, an interface the code no longer uses or without a reason."""
+    level = {p: i for i, layer in enumerate(layers) for p in layer}
+    listed = {(a, b) for a, targets in allowed.items() for b in targets}
+    problems = [f"{a} -> {b} is not in ALLOWED ({', '.join(sorted(arrows[a, b]))})" for a, b in sorted(set(arrows) - listed)]
+    problems += [f"{a} -> {b} is in ALLOWED but no code imports it" for a, b in sorted(listed - set(arrows))]
+    for (a, b), modules in sorted(arrows.items()):
+        if (a, b) in interfaces:
+            declared, reason = interfaces[a, b]
+            problems += [f"{a} -> {m}: outside the declared interface {sorted(declared)}" for m in sorted(modules - declared)]
+            problems += [f"{a} -> {m}: declared as an interface, no code imports it" for m in sorted(declared - modules)]
+            if not reason.strip():
+                problems.append(f"{a} -> {b}: an interface without its reason")
+        elif level.get(b, len(layers)) >= level.get(a, -1):
+            where = "beside" if level.get(b) == level.get(a) else "above"
+            problems.append(f"{a} -> {b} imports a package {where} it without a declared interface ({', '.join(sorted(modules))})")
+    problems += [f"{a} -> {b}: interface declared for an arrow the code does not have" for a, b in sorted(set(interfaces) - set(arrows))]
+    return problems
 
 
 def test_packages_import_only_what_the_table_allows(graph):
-    packages = [p for p in _packages(graph) if p in ALLOWED]
-    wrong = []
-    for importer in packages:
-        for imported in packages:
-            if imported == importer or imported in ALLOWED[importer]:
-                continue
-            if graph.direct_import_exists(importer=f"{PACKAGE}.{importer}", imported=f"{PACKAGE}.{imported}", as_packages=True):
-                wrong.append(f"{importer} -> {imported} ({' -> '.join(_chain(graph, f'{PACKAGE}.{importer}', f'{PACKAGE}.{imported}'))})")
-    assert not wrong, "imports the table does not allow: " + "; ".join(wrong)
+    problems = layout_problems(_imports(graph), ALLOWED, LAYERS, INTERFACES)
+    assert not problems, "the import table and the code disagree: " + "; ".join(problems)
+
+
+def test_layout_check_fails_on_an_undeclared_or_stale_arrow():
+    """The check itself can fail: an arrow the table lacks, an arrow the table lists that the code no
+    longer has, a sideways arrow without an interface, an import past its interface, a stale interface."""
+    layers = (("low",), ("left", "right"))
+    allowed = {"low": set(), "left": {"low", "right"}, "right": {"low"}}
+    interfaces = {("left", "right"): ({"p.right.api"}, "why")}
+    ok = {("left", "low"): {"p.low.a"}, ("right", "low"): {"p.low.a"}, ("left", "right"): {"p.right.api"}}
+    assert layout_problems(ok, allowed, layers, interfaces) == []
+    undeclared = {**ok, ("low", "left"): {"p.left.x"}}
+    assert layout_problems(undeclared, {**allowed, "low": set()}, layers, interfaces) == [
+        "low -> left is not in ALLOWED (p.left.x)", "low -> left imports a package above it without a declared interface (p.left.x)"]
+    stale = {k: v for k, v in ok.items() if k != ("right", "low")}
+    assert layout_problems(stale, allowed, layers, interfaces) == ["right -> low is in ALLOWED but no code imports it"]
+    sideways = {**ok, ("right", "left"): {"p.left.x"}}
+    assert "right -> left imports a package beside it without a declared interface (p.left.x)" in \
+        layout_problems(sideways, {**allowed, "right": {"low", "left"}}, layers, interfaces)
+    past = {**ok, ("left", "right"): {"p.right.api", "p.right.inner"}}
+    assert layout_problems(past, allowed, layers, interfaces) == ["left -> p.right.inner: outside the declared interface ['p.right.api']"]
+    unused = {**ok, ("left", "right"): {"p.right.other"}}
+    assert layout_problems(unused, allowed, layers, interfaces) == [
+        "left -> p.right.other: outside the declared interface ['p.right.api']",
+        "left -> p.right.api: declared as an interface, no code imports it"]
+    assert layout_problems(ok, allowed, layers, {("left", "right"): ({"p.right.api"}, " ")}) == ["left -> right: an interface without its reason"]
+
+
+def test_no_package_imports_another_packages_private_name():
+    """A name with a leading underscore is its module's own: another package uses it through a public name."""
+    private = []
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        package = path.relative_to(ROOT / PACKAGE).parts[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"{PACKAGE}."):
+                if node.module.split(".")[1] != package:
+                    private += [f"{path.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    assert not private, f"imports of another package's private names: {private}"
 
 
 def test_engine_imports_no_player_implementation(graph):

@@ -9,17 +9,19 @@ that looks like a secret redacted, and model arguments likewise.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import jsonlines
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.analysis.verdict import FAILING, MISSING, WORSE, judge_game, missing_entry
 
 SCHEMA = "pytest-gameeval/report"
@@ -56,7 +58,7 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
         json.dump(clean(data), f, indent=1, sort_keys=False, allow_nan=False)
         f.write("\n")
 
-    _write_atomic(path, dump)
+    write_atomic(path, dump)
 
 
 def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
@@ -64,10 +66,12 @@ def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None
         with jsonlines.Writer(f, dumps=lambda o: json.dumps(clean(o), allow_nan=False)) as writer:
             writer.write_all(rows)
 
-    _write_atomic(path, dump)
+    write_atomic(path, dump)
 
 
-def _write_atomic(path: str | Path, dump: Any) -> None:
+def write_atomic(path: str | Path, dump: Any) -> None:
+    """dump(f) into a text file written whole or not at all (the reports, the plugin's markdown
+    summary); an unwritable path is one error line."""
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as f:
             dump(f)
@@ -76,6 +80,21 @@ def _write_atomic(path: str | Path, dump: Any) -> None:
         atomic_write(path, write)
     except OSError as e:  # an unwritable report path is bad input: one line, not a traceback
         raise GameEvalError(f"{path}: cannot write report ({e.strerror or e})") from None
+
+
+# -- what a report says about a game's data -------------------------------------------------
+
+
+def dataset_digest(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
+    """A digest of the game's rows (before sampling): equal digests = the same data."""
+    unsampled = {k: v for k, v in options.items() if k not in SAMPLING_OPTIONS}
+    rows = spec.rows(spec.typed_options({**unsampled, "limit": 0, "shuffle": False}))
+    blob = json.dumps([[r.id, r.data] for r in rows], sort_keys=True, default=str).encode()
+    info: dict[str, Any] = {"sha256": hashlib.sha256(blob).hexdigest(), "rows": len(rows)}
+    version = getattr(spec, "dataset_version", None)
+    if version is not None:
+        info["version"] = version
+    return info
 
 
 # -- what a report may say about the run -------------------------------------------------------

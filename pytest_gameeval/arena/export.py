@@ -102,9 +102,8 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
 def report(sessions_by_game: dict[str, list[Session]], model: str) -> dict[str, Any]:
     """The report JSON as the pytest plugin writes it (analysis/report.py validates it)."""
     from pytest_gameeval import __version__
-    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, validate
+    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, dataset_digest, validate
     from pytest_gameeval.inspect_ext.scorer import score_record
-    from pytest_gameeval.pytest_plugin.runner import dataset_digest
 
     games: dict[str, Any] = {}
     cases: list[dict[str, Any]] = []

@@ -44,9 +44,9 @@ from pytest_gameeval.arena.live import (
     ARENA_GAMES, MAX_PERSON_CHARS, ModelFailed, MoveConflict, Played, advance, case_row, new_session,
 )
 from pytest_gameeval.arena.store import FINISHED, Session, Store, unstorable
-from pytest_gameeval.cli.human_play import outcome_for_the_person, turn_counter
 from pytest_gameeval.engine.events import HOST_MSG, REPLY, SPEECH
 from pytest_gameeval.games.akinator.prompts import ANSWERS
+from pytest_gameeval.games.arena.person import outcome_for_the_person, turn_counter
 from pytest_gameeval.games.arena.rules import RETRO, USER
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.taboo.prompts import MAX_CLUE

@@ -23,9 +23,9 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.key_values import key_value_pairs
-from pytest_gameeval.engine.record import GameRecord, write_records
-from pytest_gameeval.engine.spec import GameSpec
+from pytest_gameeval.engine.record import write_records
 from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.games.arena.person import outcome_for_the_person, turn_counter
 from pytest_gameeval.games.arena.rules import CLASSIFY, USER_ROLE
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
@@ -78,29 +78,6 @@ class HumanPlayer(Player):
         except EOFError:
             return Reply("", error="the person at the terminal ended the input")
         return Reply(text)
-
-
-def turn_counter(ctx: TurnContext) -> str | None:
-    """Where the person is in the game: "(question 3 of 20)" in Akinator and Bluffing, "(round 2
-    of 5)" in Taboo; the game's own round counts the questions."""
-    limit, noun = ctx.options.get("max_questions"), "question"
-    if limit is None:
-        limit, noun = ctx.options.get("max_rounds"), "round"
-    if not limit or not ctx.events:
-        return None
-    return f"({noun} {max(e.round for e in ctx.events)} of {limit})"
-
-
-def outcome_for_the_person(record: GameRecord, spec: GameSpec, seat: str) -> str:
-    """The game's end said from the person's side, not the model's."""
-    name = spec.outcome_name(record.label)
-    if record.failures.get(seat, {}).get("chat"):
-        return f"You ended the input (Ctrl-D), so the game stopped without a result (the model's outcome: {record.label}, {name})."
-    winner = record.outcome["winner"]
-    if winner is None:
-        return f"Game over: {name} (the model's outcome: {record.label})."
-    verdict = "You win" if winner in (seat, USER_ROLE) else "You lose"
-    return f"{verdict}: {name} (the model's outcome: {record.label})."
 
 
 def describe(event: Event, seat: str) -> str | None:

@@ -181,7 +181,7 @@ def _write_markdown_summary(state: GameEvalState) -> None:
     assert state.report is not None and state.report_path is not None
     headlines = {name: get_spec(name).headline for name in state.report["games"] if name in GAMES}
     text = "\n".join(markdown_summary(state.report, state.report_path, headlines)) + "\n"
-    from pytest_gameeval.analysis.report import _write_atomic
+    from pytest_gameeval.analysis.report import write_atomic
 
     path = Path(target) if target else None
     if path is not None and not path.is_absolute():
@@ -189,7 +189,7 @@ def _write_markdown_summary(state: GameEvalState) -> None:
     try:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(path, lambda f: f.write(text))
+            write_atomic(path, lambda f: f.write(text))
         if step_summary:
             with open(step_summary, "a", encoding="utf-8") as f:
                 f.write(text)

@@ -13,12 +13,10 @@ sequential test (gate.GameGate) decides whether more games are needed.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import time
 import traceback
 from dataclasses import dataclass, field
-from collections.abc import Mapping
 from typing import Any, Callable
 
 from inspect_ai._util.error import PrerequisiteError
@@ -38,7 +36,7 @@ from pytest_gameeval.engine.player import Player
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.engine.roles import lookup_role
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
-from pytest_gameeval.analysis.report import SAMPLING_OPTIONS
+from pytest_gameeval.analysis.report import dataset_digest
 
 
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
@@ -87,18 +85,6 @@ def slice_plans(plans: list[GamePlan], index: int, count: int) -> None:
     slices = slice_of([plan.spec.expected_cost(case.options) for plan, case in cases], count)
     for plan in plans:
         plan.cases = [case for (owner, case), k in zip(cases, slices) if owner is plan and k == index - 1]
-
-
-def dataset_digest(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
-    """A digest of the game's rows (before sampling): equal digests = the same data."""
-    unsampled = {k: v for k, v in options.items() if k not in SAMPLING_OPTIONS}
-    rows = spec.rows(spec.typed_options({**unsampled, "limit": 0, "shuffle": False}))
-    blob = json.dumps([[r.id, r.data] for r in rows], sort_keys=True, default=str).encode()
-    info: dict[str, Any] = {"sha256": hashlib.sha256(blob).hexdigest(), "rows": len(rows)}
-    version = getattr(spec, "dataset_version", None)
-    if version is not None:
-        info["version"] = version
-    return info
 
 
 def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
