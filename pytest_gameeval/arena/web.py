@@ -189,21 +189,25 @@ def _timing(started: float, model_seconds: float) -> dict[str, str]:
     return {"Server-Timing": f"app;dur={1000 * (total - model_seconds):.2f}, model;dur={1000 * model_seconds:.2f}"}
 
 
-def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> Any:
-    """The ASGI app: the routes below inside the guards (guards.py) and TrustedHostMiddleware."""
-    async def home(request: Request) -> Response:
+class Pages:
+    """The arena's pages and posts over one Arena (create_app routes to them)."""
+
+    def __init__(self, arena: Arena):
+        self.arena = arena
+
+    async def home(self, request: Request) -> Response:
         csrf = request.cookies.get("arena_csrf", "")
         csrf = csrf if FORM_COOKIE.fullmatch(csrf) else secrets.token_urlsafe(24)
         resume = request.cookies.get("arena_last", "")
         if SESSION_ID.fullmatch(resume):
-            session = await asyncio.to_thread(arena.store.get, resume)
+            session = await asyncio.to_thread(self.arena.store.get, resume)
             resume = resume if session is not None and session.status != FINISHED else None
-        response = _html("home.html", csrf=csrf, resume=resume or None, models=sorted(arena.models), max_nick=MAX_NICK,
+        response = _html("home.html", csrf=csrf, resume=resume or None, models=sorted(self.arena.models), max_nick=MAX_NICK,
                          games=[(g, get_spec(g).title) for g in ARENA_GAMES])
         response.set_cookie("arena_csrf", csrf, httponly=True, samesite="strict")
         return response
 
-    async def new(request: Request) -> Response:
+    async def new(self, request: Request) -> Response:
         cookie = request.cookies.get("arena_csrf", "")
         if not _same_origin(request) or not FORM_COOKIE.fullmatch(cookie):  # before the body is read
             raise FOREIGN
@@ -213,29 +217,29 @@ def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> An
         game = form.get("game", "random")
         game = secrets.choice(ARENA_GAMES) if game == "random" else game
         model = form.get("model", "random")
-        model = secrets.choice(sorted(arena.models)) if model not in arena.models else model
+        model = secrets.choice(sorted(self.arena.models)) if model not in self.arena.models else model
         if game not in ARENA_GAMES:
             return _message("Unknown game", f"Choose one of {', '.join(ARENA_GAMES)}.", 400)
         nickname = form.get("nickname", "").strip()
         player = nickname if form.get("consent") == "yes" and NICKNAME.fullmatch(nickname) else None
-        session = new_session(get_spec(game), model, player, arena.task_args)
-        await asyncio.to_thread(arena.store.create, session)
+        session = new_session(get_spec(game), model, player, self.arena.task_args)
+        await asyncio.to_thread(self.arena.store.create, session)
         response = RedirectResponse(f"/s/{session.id}", status_code=303)  # relative: never the request's Host
         response.set_cookie("arena_last", session.id, max_age=30 * 86400, httponly=True, samesite="strict")
         return response
 
-    async def show(request: Request) -> Response:
+    async def show(self, request: Request) -> Response:
         sid = request.path_params["sid"]
         started = time.perf_counter()
         if not SESSION_ID.fullmatch(sid):
             raise NO_GAME
-        async with arena.lock(sid):
-            session = await asyncio.to_thread(arena.store.get, sid)
+        async with self.arena.lock(sid):
+            session = await asyncio.to_thread(self.arena.store.get, sid)
             if session is None:
                 raise NO_GAME
-            return await _respond(request, session, None, started, full_page=True)
+            return await self._respond(request, session, None, started, full_page=True)
 
-    async def move(request: Request) -> Response:
+    async def move(self, request: Request) -> Response:
         sid = request.path_params["sid"]
         started = time.perf_counter()
         if not _same_origin(request):  # before the body is read
@@ -243,26 +247,26 @@ def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> An
         if not SESSION_ID.fullmatch(sid):
             raise NO_GAME
         form = await _form(request)
-        if not _equal(arena.token(f"move:{sid}"), form.get("csrf", "")):
+        if not _equal(self.arena.token(f"move:{sid}"), form.get("csrf", "")):
             raise Refused(403, "Refused", "This move did not come from this game's page.")
         text = form.get("text", "")
-        async with arena.lock(sid):
-            session = await asyncio.to_thread(arena.store.get, sid)
+        async with self.arena.lock(sid):
+            session = await asyncio.to_thread(self.arena.store.get, sid)
             if session is None:
                 raise NO_GAME
             refused = _refuse_text(text)
             if refused:
-                return await _respond(request, session, None, started, status=400, error=refused)
+                return await self._respond(request, session, None, started, status=400, error=refused)
             if session.status == FINISHED or form.get("seq") != str(session.moves):
-                return await _respond(request, session, None, started, status=409,
-                                      error="That move was already sent (from another tab?). Here is the game as it stands.")
-            return await _respond(request, session, text, started)
+                return await self._respond(request, session, None, started, status=409,
+                                           error="That move was already sent (from another tab?). Here is the game as it stands.")
+            return await self._respond(request, session, text, started)
 
-    async def _respond(request: Request, session: Session, text: str | None, started: float, *, status: int = 200,
+    async def _respond(self, request: Request, session: Session, text: str | None, started: float, *, status: int = 200,
                        error: str | None = None, full_page: bool = False) -> Response:
         model_seconds = 0.0
         try:
-            played, model_seconds = await arena.play(session, text)
+            played, model_seconds = await self.arena.play(session, text)
         except ModelFailed as failed:
             played, status = Played(), 503
             error = f"{failed} Your moves so far are saved; try again."
@@ -272,33 +276,37 @@ def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> An
         fetch = request.headers.get("x-arena-fetch") == "1"
         if not full_page and not fetch and status == 200:
             return RedirectResponse(f"/s/{session.id}", status_code=303, headers=_timing(started, model_seconds))
-        values = game_values(arena, session, played, error)
+        values = game_values(self.arena, session, played, error)
         headers = _timing(started, model_seconds)
         if fetch:
             headers["X-Arena-Fragment"] = "1"
             return _html("game.html", status, headers, **values)
         return _html("session.html", status, headers, **values)
 
-    async def results_page(request: Request) -> Response:
-        summary = await asyncio.to_thread(arena_results.compute, arena.store, arena.abandon_after)
+    async def results_page(self, request: Request) -> Response:
+        summary = await asyncio.to_thread(arena_results.compute, self.arena.store, self.arena.abandon_after)
         return _html("results.html", summary=summary, fmt=arena_results.fmt, interval=arena_results.interval)
 
-    async def results_json(request: Request) -> Response:
-        return JSONResponse(await asyncio.to_thread(arena_results.compute, arena.store, arena.abandon_after))
+    async def results_json(self, request: Request) -> Response:
+        return JSONResponse(await asyncio.to_thread(arena_results.compute, self.arena.store, self.arena.abandon_after))
 
-    async def results_png(request: Request) -> Response:
-        summary = await asyncio.to_thread(arena_results.compute, arena.store, arena.abandon_after)
+    async def results_png(self, request: Request) -> Response:
+        summary = await asyncio.to_thread(arena_results.compute, self.arena.store, self.arena.abandon_after)
         return Response(await asyncio.to_thread(arena_results.plot, summary), media_type="image/png")
 
+
+def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> Any:
+    """The ASGI app: the pages (Pages) inside the guards (guards.py) and TrustedHostMiddleware."""
+    pages = Pages(arena)
     app = Starlette(
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
                     Middleware(BodyLimit, max_body=MAX_BODY, too_large=_too_large_page)],
         exception_handlers={Refused: _refused, HTTPException: _http_error, BodyTooLarge: _too_large,
                             ClientDisconnect: _cut_off, Exception: _server_error},
         routes=[
-            Route("/", home), Route("/new", new, methods=["POST"]),
-            Route("/s/{sid}", show), Route("/s/{sid}/move", move, methods=["POST"]),
-            Route("/results", results_page), Route("/results.json", results_json), Route("/results.png", results_png),
+            Route("/", pages.home), Route("/new", pages.new, methods=["POST"]),
+            Route("/s/{sid}", pages.show), Route("/s/{sid}/move", pages.move, methods=["POST"]),
+            Route("/results", pages.results_page), Route("/results.json", pages.results_json), Route("/results.png", pages.results_png),
             Mount("/static", StaticFiles(directory=str(resources.files("pytest_gameeval.arena") / "static")), name="static"),
         ])
     app.router.redirect_slashes = False  # Starlette's slash redirect is an absolute URL built from the Host header

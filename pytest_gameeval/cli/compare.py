@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_logs, check_versions, play, write_plot
 from pytest_gameeval.analysis.report import clean
@@ -16,7 +17,7 @@ from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES, get_spec
 
 
-def main(argv: list[str]) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gameeval compare",
         description="Play two models on the same cases, seeds and opponents (concurrently, through inspect), then give "
@@ -39,7 +40,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--analyze-only", action="store_true", help="do not play; read the logs already in OUT/logs")
     parser.add_argument("--allow-version-change", action="store_true",
                         help="compare although the logs in OUT/logs are of another version of a game (said on the verdict line)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
 
     from pytest_gameeval.backends.local_weights import canonical_model_name
     from pytest_gameeval.pytest_plugin.settings import gate_metric_option
@@ -71,16 +76,22 @@ def main(argv: list[str]) -> int:
                if len({s["A"], s["B"], get_spec(g).version}) > 1]
     result["version_changes"] = changed
     result["logs"] = str(log_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "compare.json").write_text(json.dumps(clean(result), indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    text = markdown(result["games"], a, b, sides=("A", "B"), note=(
-        f"A = `{a}`, B = `{b}`; change = B − A. Paired where both played the same cases with the same seeds "
-        f"(exact McNemar for 0/1 values, paired t otherwise), alpha={args.alpha} two-sided, tolerance=±{args.tolerance}."))
-    (out / "compare.md").write_text(text + "\n", encoding="utf-8")
-    write_plot(result, out / "compare.png")
+    text = _write(out, result, a, b, alpha=args.alpha, tolerance=args.tolerance)
     print(text)
     verdicts = ", ".join(f"{g}: {r['result']}" for g, r in result["games"].items())
     versions_line = (f" [game versions differ, compared anyway (--allow-version-change): {', '.join(changed)}]" if changed else "")
     print(f"\n{b} vs {a}: {verdicts}{versions_line}")
     print(f"wrote {out / 'compare.json'}, {out / 'compare.md'} and {out / 'compare.png'}")
     return 1 if any(r["result"] in FAILING and r["result"] != "worse" for r in result["games"].values()) else 0
+
+
+def _write(out: Path, result: dict[str, Any], a: str, b: str, *, alpha: float, tolerance: float) -> str:
+    """compare.json, compare.md and compare.png in `out`; returns the markdown table."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(json.dumps(clean(result), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    text = markdown(result["games"], a, b, sides=("A", "B"), note=(
+        f"A = `{a}`, B = `{b}`; change = B − A. Paired where both played the same cases with the same seeds "
+        f"(exact McNemar for 0/1 values, paired t otherwise), alpha={alpha} two-sided, tolerance=±{tolerance}."))
+    (out / "compare.md").write_text(text + "\n", encoding="utf-8")
+    write_plot(result, out / "compare.png")
+    return text
