@@ -49,6 +49,17 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-gate-metric", "gameeval_gate_metrics", "linelist", [], "gate: also gate GAME.METRIC=higher|lower[:TOLERANCE] beside the headline, or GAME.METRIC=ignore (repeatable)"),
 ]
 
+# help of each on/off option's --gameeval-no-... flag, which turns off what the ini file turned on;
+# said for each, since "do not" + the flag's own help reads wrong for most of them
+_NEGATED_HELP = {
+    "--gameeval-cache": "do not cache model calls (overrides gameeval_cache = true in the ini file)",
+    "--gameeval-only": "collect test files as usual beside the game cases (overrides gameeval_only = true in the ini file)",
+    "--gameeval-resume": "play every case afresh, not reusing a killed run's journal (overrides gameeval_resume = true in the ini file)",
+    "--gameeval-gate-allow-missing": "gate: a game missing from the baseline fails the gate (overrides gameeval_gate_allow_missing = true in the ini file)",
+    "--gameeval-allow-version-change": "refuse a baseline played with another version of a game: one error line "
+                                       "(overrides gameeval_allow_version_change = true in the ini file)",
+}
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("gameeval", "pytest-gameeval: LLMs playing games")
@@ -58,7 +69,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             group.addoption(flag, action="append", dest=dest, default=None, metavar="NAME=VALUE", help=help_text)
         elif ini_type == "bool":
             group.addoption(flag, action="store_true", dest=dest, default=None, help=help_text)
-            group.addoption(flag.replace("--gameeval-", "--gameeval-no-"), action="store_false", dest=dest, help=f"do not {help_text}")
+            group.addoption(flag.replace("--gameeval-", "--gameeval-no-"), action="store_false", dest=dest, help=_NEGATED_HELP[flag])
         else:
             group.addoption(flag, dest=dest, default=None, help=help_text)
         parser.addini(ini, help_text, type=ini_type, default=default)  # type: ignore[arg-type]
