@@ -168,6 +168,16 @@ def test_no_package_imports_another_packages_private_name():
     assert not private, f"imports of another package's private names: {private}"
 
 
+def test_only_the_documented_path_uses_the_current_turn():
+    """docs/architecture.md: the model-backed player sets engine.player.current_turn around each call
+    and the scripted provider reads it to learn its game; nothing else names it."""
+    users = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / PACKAGE).rglob("*.py")
+                   if any(isinstance(node, (ast.Name, ast.alias)) and getattr(node, "id", getattr(node, "name", None)) == "current_turn"
+                          for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
+    assert users == [f"{PACKAGE}/backends/scripted_provider.py", f"{PACKAGE}/engine/player.py", f"{PACKAGE}/players/model.py"]
+    assert "current_turn" in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+
+
 def test_engine_imports_no_player_implementation(graph):
     """The player contract lives in the engine; players/ implements it, the engine plays whoever it is given."""
     chain = _chain(graph, f"{PACKAGE}.engine", f"{PACKAGE}.players")
