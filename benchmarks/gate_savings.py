@@ -39,8 +39,7 @@ def cases(values: list[float], seed0: int) -> list[dict]:
 
 def run_gate(baseline: list[float], new: list[float], config: GateConfig, tolerance: float) -> tuple[bool, int]:
     """Play `new` look by look as the plugin does; returns (failed, games used)."""
-    gate = GameGate("sim", [GateMetric("ST", RATE, True, tolerance)], config, len(new))
-    gate.baseline_played = len(baseline)
+    gate = GameGate("sim", [GateMetric("ST", RATE, True, tolerance)], config, len(new), baseline_played=len(baseline))
     base_cases, new_cases = cases(baseline, 0), cases(new, 10**6)
     for end in gate.ends:
         gate.look(base_cases, new_cases[:end], end, last=end >= len(new))

@@ -81,9 +81,8 @@ def one_shot(old: np.ndarray, new: np.ndarray, paired: bool, alpha: float, toler
 
 def gated(old: np.ndarray, new: np.ndarray, paired: bool, config: GateConfig) -> tuple[str, int]:
     """The gate's verdict, looking batch by batch as the plugin does; and the games it used."""
-    gate = GameGate("sim", [GateMetric("h", RATE, True, config.tolerance)], config, len(new))
     base, fresh = cases(old, 0), cases(new, 0 if paired else 10**6)
-    gate.baseline_played = len(base)
+    gate = GameGate("sim", [GateMetric("h", RATE, True, config.tolerance)], config, len(new), baseline_played=len(base))
     for end in gate.ends:
         gate.look(base, fresh[:end], end, last=end >= len(new))
         if gate.stopped:

@@ -15,10 +15,7 @@ MAX_LINES = 60
 # "path::function" -> why it is a data table and not logic. None today.
 DATA_TABLES: dict[str, str] = {}
 # "path::function" -> who is splitting it: the test fails once it is short, so an entry cannot outlive its reason
-BEING_SPLIT: dict[str, str] = {
-    "pytest_gameeval/pytest_plugin/report_writer.py::write_session_report": "issue 39, the gate/verdict part: the report writer "
-    "decides pass/fail again; it is split when the verdict moves to one place",
-}
+BEING_SPLIT: dict[str, str] = {}
 
 
 def function_lengths(source: str) -> dict[str, int]:

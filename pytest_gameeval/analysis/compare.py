@@ -4,7 +4,7 @@ For each game asked, the game's registered inspect task is built once with the t
 given (`-T`), and run for model A and for model B (opponent roles bound alike with `--role`, or
 the game's declared defaults for both) in one inspect eval set, so inspect runs them concurrently
 and the logs can be resumed and read in `inspect view`. Each sample's game record comes back
-from the log; the game scores it (`spec.score`), and analysis/verdict.judge_game, the same function
+from the log; the game scores it (`spec.score`), and analysis/verdict.judge, the same function
 the gate and `report diff` use, gives the paired difference B - A of the headline with its
 interval and p, both outcome breakdowns and the verdict. Output: compare.json, compare.md
 (printed) and compare.png (one row per game: the difference and its interval).
@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from pytest_gameeval.analysis.verdict import judge_game, missing_entry
+from pytest_gameeval.analysis.game_verdict import decide
+from pytest_gameeval.analysis.verdict import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, check_scripted_model, get_spec
 
@@ -123,7 +124,7 @@ def analyze(games: Sequence[str], cases: dict[tuple[str, str], list[dict[str, An
     for game in games:
         a, b = cases.get((game, "A"), []), cases.get((game, "B"), [])
         if not a or not b:
-            results[game] = missing_entry(game, f"no finished run of {'A' if not a else 'B'}")
+            results[game] = decide(game, missing=f"no finished run of {'A' if not a else 'B'}").as_dict()
             continue
         tested: dict[str, tuple[bool | None, float | None]] = {key: (True, None) for key in get_spec(game).default_gated}
         tested.update(metrics.get(game, {}))
@@ -132,7 +133,7 @@ def analyze(games: Sequence[str], cases: dict[tuple[str, str], list[dict[str, An
             if metric not in known:
                 raise GameEvalError(f"metric {game}.{metric}: not a score of {game}")
         specs = [(m, h, tolerance if t is None else t) for m, (h, t) in tested.items() if h is not None]
-        result = judge_game(game, a, b, specs, alpha / 2, alpha / 2)
+        result = judge(game, a, b, specs, alpha / 2, alpha / 2).as_dict()
         result["seats"] = {side: sorted({f"{seat}={model}" for c in cs for seat, model in (c.get("seats") or {}).items()})
                            for side, cs in (("A", a), ("B", b))}
         results[game] = result

@@ -23,23 +23,29 @@ stated error rates are upper bounds whatever the correlation between looks:
 
 A game stops as soon as a metric is worse or every metric has crossed a boundary (better or the
 same). A metric called better or the same while another keeps its game going is tested again at
-every later look, and "worse" overrides it. The game's verdict (verdict.game_verdict): worse,
-better, same, undecided, too few games, missing. The gate fails on "worse", on "missing" (the
-baseline has the game but the new run played none of it) and on "too few games" (fewer than two
-played games on a side, or harness errors left the verdict open); "undecided" passes and is
-reported as such.
+every later look, and "worse" overrides it. The game's verdict is game_verdict.decide's (the gate
+decides nothing itself): worse, better, same, undecided, too few games, missing. The gate fails on
+"worse", on "missing" (the baseline has the game but the new run played none of it) and on "too
+few games" (fewer than two played games on a side, or harness errors left the verdict open);
+"undecided" passes and is reported as such.
+
+A GameGate owns its state: it is built once per game (`GameGate.against`: its gated metrics, the
+baseline's cases of it, the number of cases planned), fed the new run's cases look by look
+(`look`) and asked for its verdict (`game_verdict`). Its fields are read-only outside this module.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 from pytest_gameeval.analysis.gate_config import GateConfig
+from pytest_gameeval.analysis.game_verdict import GameVerdict, decide
 from pytest_gameeval.analysis.verdict import (
-    BETTER, FAILING, MEAN, MISSING, RATE, SAME, TOO_FEW, UNDECIDED, WORSE, compare_metric, game_verdict, is_paired,
-    judge_metric, mean_change, outcome_breakdown, played, rate_change, unscored,
+    BETTER, MEAN, MISSING, RATE, SAME, TOO_FEW, UNDECIDED, WORSE, compare_metric, is_paired, judge_metric, mean_change,
+    outcome_breakdown, played, rate_change,
 )
 
 # re-exported: what the plugin's runner, the benchmarks and the tests import from here
@@ -67,7 +73,7 @@ def look_ends(n_cases: int, looks: int) -> list[int]:
     return sorted({math.ceil(n_cases * j / looks) for j in range(1, looks + 1)})
 
 
-@dataclass
+@dataclass(frozen=True)
 class GateMetric:
     name: str
     kind: str  # RATE or MEAN (the test itself looks at the values: 0/1 values are tested as a rate)
@@ -76,122 +82,150 @@ class GateMetric:
 
 
 @dataclass
-class GameGate:
-    """The state of one game's sequential test."""
+class _Looks:
+    """What the looks so far found: written by GameGate.look only."""
 
-    game: str
-    metrics: list[GateMetric]
-    config: GateConfig
-    n_cases: int
-    looks_done: int = 0
+    done: int = 0
     games_used: int = 0  # cases the looks used, harness errors included
-    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
     games_played: int = 0  # of those, games that were played to a classified outcome
-    baseline_played: int | None = None  # played games of this game in the baseline
+    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
     paired: bool | None = None
     breakdown: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class GameGate:
+    """One game's sequential test: its plan is fixed when it is built, its looks are its own."""
+
+    game: str
+    metrics: Sequence[GateMetric]
+    config: GateConfig
+    n_cases: int  # cases planned for the new run
+    baseline_played: int | None = None  # played games of this game in the baseline (None: not checked)
+    _looks: _Looks = field(default_factory=_Looks, init=False, repr=False, compare=False)
+
+    @classmethod
+    def against(cls, game: str, metrics: Sequence[GateMetric], config: GateConfig, baseline: Sequence[dict[str, Any]],
+                n_cases: int) -> GameGate:
+        """The gate of `game`: its gated metrics, the baseline's cases of it (report form) and the
+        number of cases the new run plans to play."""
+        return cls(game, tuple(metrics), config, n_cases, sum(c.get("status") == "played" for c in baseline))
 
     @property
     def ends(self) -> list[int]:
         return look_ends(self.n_cases, self.config.looks)
 
     @property
+    def looks_done(self) -> int:
+        return self._looks.done
+
+    @property
+    def games_used(self) -> int:
+        return self._looks.games_used
+
+    @property
+    def games_played(self) -> int:
+        return self._looks.games_played
+
+    @property
+    def verdicts(self) -> Mapping[str, dict[str, Any]]:
+        """Per gated metric, its latest verdict (verdict.judge_metric's result and the look's)."""
+        return MappingProxyType(self._looks.verdicts)
+
+    @property
+    def paired(self) -> bool | None:
+        return self._looks.paired
+
+    @property
+    def breakdown(self) -> dict[str, Any] | None:
+        return self._looks.breakdown
+
+    @property
     def stopped(self) -> bool:
-        states = [v["verdict"] for v in self.verdicts.values()]
+        states = [v["verdict"] for v in self._looks.verdicts.values()]
         return bool(states) and (WORSE in states or all(s in (BETTER, SAME) for s in states))
 
     @property
     def harness_errors(self) -> int:
         return self.games_used - self.games_played
 
+    def game_verdict(self) -> GameVerdict:
+        """The game's one verdict so far (game_verdict.decide, in the gate's design)."""
+        return decide(self.game, dict(self._looks.verdicts), played_old=self.baseline_played,
+                      played_new=self.games_played, lost=self.harness_errors, paired=self.paired,
+                      outcomes=self.breakdown, gate=True)
+
     @property
     def verdict(self) -> str:
-        """The game's one verdict."""
-        if self.games_played == 0:
-            return MISSING
-        if self.baseline_played is not None and self.baseline_played < 2:
-            return TOO_FEW
-        result = game_verdict([v["verdict"] for v in self.verdicts.values()])
-        if result == UNDECIDED and self.harness_errors:
-            return TOO_FEW  # the games the errors took might have decided it
-        return result
+        return self.game_verdict().result
 
     @property
     def reason(self) -> str:
         """Why the game fails ("" when it passes), on one line."""
-        verdict = self.verdict
-        if verdict == WORSE:
-            return "worse: " + ", ".join(m for m, v in self.verdicts.items() if v["verdict"] == WORSE)
-        if verdict == MISSING:
-            return f"missing: no game of it was played ({self.harness_errors} harness errors)"
-        if verdict == TOO_FEW:
-            if self.baseline_played is not None and self.baseline_played < 2:
-                return f"too few games: the baseline has {self.baseline_played} played game(s) of it"
-            if missing := unscored(self.verdicts):
-                return (f"too few games: the baseline has no values of {', '.join(missing)} "
-                        "(a report written before it existed: regenerate the baseline)")
-            if self.harness_errors:
-                return (f"too few games: only {self.games_played} of {self.games_used} games were played "
-                        f"({self.harness_errors} harness errors), too few to decide")
-            return f"too few games: {self.games_played} played"
-        return ""
+        return self.game_verdict().reason
 
     @property
     def failed(self) -> bool:
-        return self.verdict in FAILING
+        return self.game_verdict().failed
 
     def look(self, baseline: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]], games_used: int, last: bool,
              games_played: int | None = None) -> None:
         """Test every undecided metric after one more batch. `baseline` and `new` are case
         entries (report form); `new` holds every case so far; `games_used` counts them all,
         `games_played` those played (default: the played entries of `new`)."""
-        self.looks_done += 1
+        state = self._looks
+        state.done += 1
         looks = len(self.ends)
-        last = last or self.looks_done >= looks
-        self.games_used = games_used
-        self.games_played = len(played(new)) if games_played is None else games_played
-        self.paired = is_paired(baseline, new)
-        self.breakdown = outcome_breakdown(baseline, new, self.paired)
-        a = spent(self.config.alpha / max(1, len(self.metrics)), self.looks_done, looks)
-        b = spent_same(self.config.beta / max(1, len(self.metrics)), self.looks_done, looks)
+        last = last or state.done >= looks
+        state.games_used = games_used
+        state.games_played = len(played(new)) if games_played is None else games_played
+        state.paired = is_paired(baseline, new)
+        state.breakdown = outcome_breakdown(baseline, new, state.paired)
+        a = spent(self.config.alpha / max(1, len(self.metrics)), state.done, looks)
+        b = spent_same(self.config.beta / max(1, len(self.metrics)), state.done, looks)
         for m in self.metrics:
-            previous = self.verdicts.get(m.name)
+            previous = state.verdicts.get(m.name)
             if previous and previous["verdict"] == WORSE:
                 continue
             result = judge_metric(m.name, baseline, new, higher_is_better=m.higher_is_better, tolerance=m.tolerance,
-                                  alpha=a, beta=b, paired=self.paired)
+                                  alpha=a, beta=b, paired=state.paired)
             # games: what this verdict rests on (a metric decided at an earlier look keeps that look's count)
-            result.update(look=self.looks_done, games=games_used, games_played=self.games_played,
+            result.update(look=state.done, games=games_used, games_played=state.games_played,
                           alpha_spent=a, beta_spent=b, final=last)
             # a metric called same or better while another keeps the game going is tested again
             # (alpha is spent over every look): worse overrides it; an open look keeps it
             if previous and previous["verdict"] in (BETTER, SAME) and result["verdict"] not in (WORSE, BETTER, SAME):
                 continue
-            self.verdicts[m.name] = result
+            state.verdicts[m.name] = result
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "verdict": "fail" if self.failed else "pass",
-            "result": self.verdict,
-            "reason": self.reason,
-            "paired": self.paired,
-            "games_used": self.games_used,
-            "games_played": self.games_played,
-            "harness_errors": self.harness_errors,
-            "cases_available": self.n_cases,
-            "looks_done": self.looks_done,
-            "looks_planned": len(self.ends),
-            "alpha": self.config.alpha,
-            "beta": self.config.beta,
-            "metrics": self.verdicts,
-            "outcomes": self.breakdown,
-        }
+        """The gate's entry for this game, as the report's `gate` section holds it."""
+        return _entry(self.game_verdict(), self.config, used=self.games_used, played=self.games_played,
+                      cases=self.n_cases, looks=(self.looks_done, len(self.ends)))
+
+
+def _entry(v: GameVerdict, config: GateConfig, *, used: int, played: int, cases: int,
+           looks: tuple[int, int]) -> dict[str, Any]:
+    """A game's verdict in the gate's form: pass/fail, and how many games and looks it took."""
+    return {
+        "game": v.game,
+        "verdict": "fail" if v.failed else "pass",
+        "result": v.result,
+        "reason": v.reason,
+        "paired": v.paired,
+        "games_used": used,
+        "games_played": played,
+        "harness_errors": used - played,
+        "cases_available": cases,
+        "looks_done": looks[0],
+        "looks_planned": looks[1],
+        "alpha": config.alpha,
+        "beta": config.beta,
+        "metrics": dict(v.metrics),
+        "outcomes": v.outcomes,
+    }
 
 
 def missing_game(game: str, n_cases: int, config: GateConfig, why: str) -> dict[str, Any]:
     """The gate's entry for a baseline game the new run has no played game of."""
-    return {"game": game, "verdict": "fail", "result": MISSING, "reason": f"missing: {why}", "paired": None,
-            "games_used": 0, "games_played": 0, "harness_errors": 0, "cases_available": n_cases, "looks_done": 0,
-            "looks_planned": 0, "alpha": config.alpha, "beta": config.beta, "metrics": {}, "outcomes": None}
-
+    return _entry(decide(game, missing=why, gate=True), config, used=0, played=0, cases=n_cases, looks=(0, 0))

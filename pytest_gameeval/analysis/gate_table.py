@@ -8,13 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.analysis.verdict import FAILING, WORSE
-from pytest_gameeval.analysis.verdict_table import _num, gate_failures, interval, model_of, outcomes_text
-
-
-def worse_games(gate: dict[str, Any]) -> list[str]:
-    """Every game the gate found worse."""
-    return [n for n, g in sorted(gate["games"].items()) if g.get("result") == WORSE]
+from pytest_gameeval.analysis.game_verdict import fails, gate_failures
+from pytest_gameeval.analysis.verdict_table import _num, interval, model_of, outcomes_text
 
 
 def gate_markdown(gate: dict[str, Any], new_model: str = "?") -> list[str]:
@@ -34,7 +29,7 @@ def gate_markdown(gate: dict[str, Any], new_model: str = "?") -> list[str]:
         lines += ["| game.metric | better | baseline | new | change | interval | games | design | verdict |",
                   "|---|---|---:|---:|---:|---|---:|---|---|"]
         for name, metric, v in rows:
-            verdict_cell = f"**{v['verdict']}**" if v["verdict"] in FAILING else v["verdict"]
+            verdict_cell = f"**{v['verdict']}**" if fails(v["verdict"]) else v["verdict"]
             design = "paired" if v.get("paired") else "independent"
             lines.append(f"| {name}.{metric} | {v.get('direction', '')} | {_num(v.get('old'))} | {_num(v.get('new'))} | "
                          f"{_num(v.get('change'), signed=True)} | {interval(v.get('ci'))} | {v.get('games', '')} | "

@@ -22,7 +22,8 @@ import jsonlines
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.spec import GameSpec
-from pytest_gameeval.analysis.verdict import FAILING, MISSING, WORSE, judge_game, missing_entry
+from pytest_gameeval.analysis.game_verdict import MISSING, WORSE, decide, fails
+from pytest_gameeval.analysis.verdict import judge
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1
@@ -337,7 +338,7 @@ def tested_metrics(name: str, old_game: dict[str, Any], new_game: dict[str, Any]
 def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.1, *,
                  metrics: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None,
                  allow_structured_mismatch: bool = False, allow_version_change: bool = False) -> dict[str, Any]:
-    """Per game one verdict (analysis/verdict.judge_game) on its headline and the named metrics,
+    """Per game one verdict (analysis/verdict.judge, game_verdict.decide) on its headline and the named metrics,
     at two-sided level alpha: better, worse, same, undecided, too few games or missing."""
     reasons = incomparable(old, new, allow_structured_mismatch=allow_structured_mismatch,
                            allow_version_change=allow_version_change)
@@ -347,11 +348,13 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
     missing = missing_sides(old, new)
     for name in sorted(set(old["games"]) | set(new["games"])):
         if name in missing:
-            games[name] = missing_entry(name, missing[name])
+            games[name] = decide(name, missing=missing[name]).as_dict()
             continue
         tested = tested_metrics(name, old["games"][name], new["games"][name], tolerance, metrics)
-        games[name] = judge_game(name, cases_of(old, name), cases_of(new, name), tested, alpha / 2, alpha / 2)
-    failing = [f"{n}: {g['reason'] or g['result']}" for n, g in games.items() if g["result"] in FAILING and g["result"] != MISSING]
+        games[name] = judge(name, cases_of(old, name), cases_of(new, name), tested, alpha / 2, alpha / 2).as_dict()
+    # missing games are listed apart ("missing")
+    failing = [f"{n}: {g['reason'] or g['result']}" for n, g in games.items()
+               if fails(g["result"]) and g["result"] != MISSING]
     return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "games": games, "failing": failing,
             "worse": [n for n, g in games.items() if g["result"] == WORSE], "missing": missing,
             "version_changes": version_changes(old, new), "old": _identity(old), "new": _identity(new)}

@@ -1,9 +1,10 @@
-"""One verdict per game and pair of runs: the function the gate, `report diff` and `gameeval
-compare` share, so the three never disagree.
+"""Each tested metric's verdict for a pair of runs: the statistics the gate, `report diff` and
+`gameeval compare` share, so the three never disagree. The game's one verdict from these is
+analysis/game_verdict.decide's (`judge` calls it).
 
 Input: the per-case entries of two runs of one game (each `{"case", "seed", "status", "outcome",
 "scores"}`, as the report stores them). Output: per tested metric the change new - old with its
-interval and p, and per game one verdict:
+interval and p, and its verdict:
 
 - better / worse: the change is beyond +-tolerance in that direction at the level asked
   (the interval of the change lies wholly beyond the tolerance, and the test rejects "no change");
@@ -13,7 +14,7 @@ interval and p, and per game one verdict:
   bounds.min_games_same(tolerance, beta) on (36 at tolerance 0.1 and beta 0.025, `report diff`'s
   default), never after 2 or 3;
 - undecided: neither; too few games: fewer than two played games on a side;
-- missing: one side has no played game of it (decided by the caller, which sees the reports).
+- and for the game (game_verdict.decide): missing, when one side has no played game of it.
 
 Paired where both runs played the same cases with the same seeds (case id and game seed match;
 pair what pairs: each baseline case twins one new case, and the games without a twin are left
@@ -47,10 +48,17 @@ import numpy as np
 from scipy import stats
 
 from pytest_gameeval.analysis import bounds
+# the verdicts' names: what tests, benchmarks and tables import from here
+from pytest_gameeval.analysis.game_verdict import (
+    BETTER, FAILING, MISSING, MIN_GAMES, SAME, TOO_FEW, UNDECIDED, VERDICTS, WORSE, GameVerdict, decide,
+)
 from pytest_gameeval.metrics.stats import rate
 
 
 RATE, MEAN = "rate", "mean"
+__all__ = ["BETTER", "FAILING", "MEAN", "MISSING", "MIN_GAMES", "RATE", "SAME", "TOO_FEW", "UNDECIDED", "VERDICTS",
+           "WORSE", "compare_metric", "is_paired", "judge", "judge_game", "judge_metric", "mean_change", "outcome_breakdown",
+           "paired_mean", "paired_rate", "pairs_of", "played", "rate_change", "same_interval"]
 
 
 # -- two-sample comparisons ----------------------------------------------------------------
@@ -100,12 +108,6 @@ def mean_change(old: Sequence[float], new: Sequence[float], confidence: float = 
     result["p"] = float(test.pvalue)
     return result
 
-
-
-BETTER, WORSE, SAME, UNDECIDED, TOO_FEW, MISSING = "better", "worse", "same", "undecided", "too few games", "missing"
-VERDICTS = (BETTER, WORSE, SAME, UNDECIDED, TOO_FEW, MISSING)
-FAILING = (WORSE, TOO_FEW, MISSING)  # the verdicts that fail a gate
-MIN_GAMES = 2  # played games a side needs before anything is tested
 
 
 # -- pairing -------------------------------------------------------------------------------
@@ -303,28 +305,6 @@ def judge_metric(metric: str, old_cases: Sequence[dict[str, Any]], new_cases: Se
     return result
 
 
-def unscored(results: dict[str, dict[str, Any]], side: str = "old") -> list[str]:
-    """Metrics of which one side's played games hold no value at all: a report written before the
-    metric existed (e.g. a baseline from before the headline), which must be regenerated."""
-    return [m for m, r in results.items() if r.get(f"n_{side}") == 0]
-
-
-def game_verdict(metric_verdicts: Sequence[str]) -> str:
-    """The game's one verdict from its tested metrics' verdicts: worse if any is worse; better if
-    one is better and none is worse (an undecided one may still be told apart later, but it showed
-    no evidence of a loss, and each test keeps its own share of alpha); same only if all are same."""
-    if not metric_verdicts:
-        return UNDECIDED
-    for v in (TOO_FEW, WORSE):
-        if v in metric_verdicts:
-            return v
-    if all(v == SAME for v in metric_verdicts):
-        return SAME
-    if BETTER in metric_verdicts:
-        return BETTER
-    return UNDECIDED
-
-
 # -- the outcome breakdown, tested together ------------------------------------------------
 
 
@@ -367,27 +347,20 @@ def outcome_breakdown(old_cases: Sequence[dict[str, Any]], new_cases: Sequence[d
 # -- one game, one look (report diff and gameeval compare; the gate runs it look by look) ---------
 
 
-def judge_game(game: str, old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]],
-               metrics: Sequence[tuple[str, bool, float]], alpha: float, beta: float) -> dict[str, Any]:
-    """One game's verdict from all its cases at once. `metrics`: (name, higher is better,
-    tolerance), the headline first; `alpha` and `beta` are split evenly over them."""
+def judge(game: str, old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]],
+          metrics: Sequence[tuple[str, bool, float]], alpha: float, beta: float) -> GameVerdict:
+    """One game's verdict from all its cases at once (game_verdict.decide on each metric's test).
+    `metrics`: (name, higher is better, tolerance), the headline first; `alpha` and `beta` are
+    split evenly over them."""
     paired = is_paired(old_cases, new_cases)
-    n_old, n_new = len(played(old_cases)), len(played(new_cases))
     results = {name: judge_metric(name, old_cases, new_cases, higher_is_better=higher, tolerance=tol,
                                   alpha=alpha / max(1, len(metrics)), beta=beta / max(1, len(metrics)), paired=paired)
                for name, higher, tol in metrics}
-    verdict = TOO_FEW if min(n_old, n_new) < MIN_GAMES else game_verdict([r["verdict"] for r in results.values()])
-    reason = ""
-    if verdict == WORSE:
-        reason = "worse: " + ", ".join(m for m, r in results.items() if r["verdict"] == WORSE)
-    elif verdict == TOO_FEW and n_old >= MIN_GAMES and (missing := unscored(results)):
-        reason = f"too few games: the old report has no values of {', '.join(missing)} (written before it existed: regenerate it)"
-    elif verdict == TOO_FEW:
-        reason = f"too few games: {n_old} played in the old run, {n_new} in the new"
-    return {"game": game, "result": verdict, "reason": reason, "paired": paired, "games_old": n_old, "games_new": n_new,
-            "metrics": results, "outcomes": outcome_breakdown(old_cases, new_cases, paired)}
+    return decide(game, results, played_old=len(played(old_cases)), played_new=len(played(new_cases)), paired=paired,
+                  outcomes=outcome_breakdown(old_cases, new_cases, paired))
 
 
-def missing_entry(game: str, why: str) -> dict[str, Any]:
-    return {"game": game, "result": MISSING, "reason": f"missing: {why}", "paired": None, "games_old": None,
-            "games_new": None, "metrics": {}, "outcomes": None}
+def judge_game(game: str, old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]],
+               metrics: Sequence[tuple[str, bool, float]], alpha: float, beta: float) -> dict[str, Any]:
+    """`judge`'s verdict in the form reports store it."""
+    return judge(game, old_cases, new_cases, metrics, alpha, beta).as_dict()

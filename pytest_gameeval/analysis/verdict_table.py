@@ -1,16 +1,17 @@
 """How a per-game verdict reads: one renderer for the gate's terminal lines, `report diff`'s and
 `gameeval compare`'s markdown tables, so all three say the same thing the same way.
 
-A game result is the dict of verdict.judge_game (or gate.GameGate.to_dict): "result", "reason",
-"paired", "metrics" (per tested metric: old, new, change, ci, p, test, verdict) and "outcomes"
-(the breakdown and its one test). Every line names both models.
+A game result is a game_verdict.GameVerdict as reports store it (`as_dict()`, or the gate's form,
+gate.GameGate.to_dict): "result", "reason", "paired", "metrics" (per tested metric: old, new,
+change, ci, p, test, verdict) and "outcomes" (the breakdown and its one test). Nothing here decides
+a verdict; every line names both models.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.analysis.verdict import BETTER, FAILING, MISSING, WORSE
+from pytest_gameeval.analysis.game_verdict import BETTER, MISSING, SAME, UNDECIDED, WORSE, fails, gate_failures
 
 TOO_SMALL_HINT = "play more games (--gameeval-trials N, or --gameeval-limit 0 for every row)"
 
@@ -62,7 +63,7 @@ def markdown(games: dict[str, dict[str, Any]], old_model: str, new_model: str, n
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, g in games.items():
-        verdict = f"**{g['result']}**" if g["result"] in FAILING else g["result"]
+        verdict = f"**{g['result']}**" if fails(g["result"]) else g["result"]
         reason = (g.get("reason") or "").removeprefix(f"{g['result']}: ")
         if reason:
             verdict += f" ({reason})"
@@ -78,15 +79,6 @@ def markdown(games: dict[str, dict[str, Any]], old_model: str, new_model: str, n
     if note:
         lines += ["", note]
     return "\n".join(lines)
-
-
-def gate_failures(gate: dict[str, Any]) -> list[str]:
-    """Why the gate failed, one entry per game (empty when it passed)."""
-    failing = [f"{n}: {g['reason'] or g['result']}" for n, g in sorted(gate["games"].items()) if g["verdict"] == "fail"]
-    if not gate.get("allow_missing"):
-        failing += [f"{n}: not in the baseline" for n in gate.get("missing_from_baseline", [])]
-    failing += gate.get("opponents_differ", [])  # other opponents than the baseline's: no comparison (issue 25)
-    return failing + [f"{n}: not played (data error)" for n in gate.get("data_errors", [])]
 
 
 def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str, bool]]]:
@@ -112,7 +104,7 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
         games = (f" after {g['games_used']} of {g['cases_available']} games ({g['games_played']} played, "
                  f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks)") if result != MISSING else ""
         out.append((f"  {name}: {result.upper()} — {new_model} vs {old_model}{games}{tail}",
-                    {"red": g["verdict"] == "fail", "green": result in (BETTER, "same"), "yellow": result == "undecided"}))
+                    {"red": g["verdict"] == "fail", "green": result in (BETTER, SAME), "yellow": result == UNDECIDED}))
     out.append(("  * two-sided interval of the change at the level of the metric's last test (1 - 2 x its share of alpha)", {}))
     for name in gate.get("missing_from_baseline", []):
         allowed = gate.get("allow_missing")
@@ -124,7 +116,7 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
         out.append((f"  {name}: not played (data error)", {"red": True}))
     failing = gate_failures(gate)
     results = sorted({g.get("result", "") for g in gate["games"].values()})
-    undecided = [n for n, g in sorted(gate["games"].items()) if g.get("result") == "undecided"]
+    undecided = [n for n, g in sorted(gate["games"].items()) if g.get("result") == UNDECIDED]
     if undecided:
         games = ", ".join(f"{n} ({gate['games'][n]['games_used']} games)" for n in undecided)
         out.append((f"  sample too small to decide: {games}: neither better, worse nor the same within the tolerance at "

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_logs, check_versions, play, write_plot
+from pytest_gameeval.analysis.game_verdict import without_evidence
 from pytest_gameeval.analysis.report import clean
-from pytest_gameeval.analysis.verdict import FAILING
 from pytest_gameeval.analysis.verdict_table import markdown
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
     versions_line = (f" [game versions differ, compared anyway (--allow-version-change): {', '.join(changed)}]" if changed else "")
     print(f"\n{b} vs {a}: {verdicts}{versions_line}")
     print(f"wrote {out / 'compare.json'}, {out / 'compare.md'} and {out / 'compare.png'}")
-    return 1 if any(r["result"] in FAILING and r["result"] != "worse" for r in result["games"].values()) else 0
+    return 1 if any(without_evidence(r["result"]) for r in result["games"].values()) else 0
 
 
 def _write(out: Path, result: dict[str, Any], a: str, b: str, *, alpha: float, tolerance: float) -> str:

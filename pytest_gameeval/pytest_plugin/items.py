@@ -121,11 +121,6 @@ def state_result(state: GameEvalState, item: GameCaseItem) -> Any:
             state.shards = shard_map([i.nodeid for i in session_items], state.settings.cases_per_shard, state.gated_games())
         key = state.shards.get(item.nodeid)
         shard = [i.case for i in session_items if state.shards.get(i.nodeid) == key]
-        gate = None
-        if case.game in state.gated_games():
-            from pytest_gameeval.pytest_plugin.runner import make_gate
-
-            gate = make_gate(state.plans[case.game].spec, state.settings, len(shard))
-            state.runner.gates[case.game] = gate
-        state.runner.play_shard(shard, gate)  # type: ignore[arg-type]
+        gated = state.gate_metrics[case.game] if case.game in state.gated_games() else []
+        state.runner.play_shard(shard, gated)  # a gated game: the runner builds its gate
     return state.runner.results[case.name]

@@ -13,12 +13,21 @@ from typing import Any
 
 import pytest
 
+from pytest_gameeval import __version__
+from pytest_gameeval.analysis.game_verdict import gate_failures
+from pytest_gameeval.analysis.verdict_table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
+from pytest_gameeval.pytest_plugin.journal import clear_journal
 from pytest_gameeval.pytest_plugin.options import option_value
 from pytest_gameeval.pytest_plugin.settings import Settings
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
+
+# The modules these functions load inside their bodies are loaded lazily on purpose: this module
+# is imported by every pytest run (plugin.py), with or without a model, and the game records
+# (jsonlines), the runner (inspect) and the report and gate (scipy) cost a second or more to import.
+
 
 def _local_payload(state: GameEvalState) -> dict[str, Any]:
     results = sorted(state.ran.values(), key=lambda r: (r.case.game, r.case.index))
@@ -59,7 +68,7 @@ def _broken_and_selected(state: GameEvalState, session: pytest.Session) -> list[
 
 def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
     """A game whose cases could not be made (its data): in the report, with no games and the reason."""
-    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys
+    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys  # lazy: inspect
 
     spec = get_spec(name)
     rate_keys, mean_keys = score_keys(spec)
@@ -69,18 +78,9 @@ def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
             "data_error": reason}
 
 
-def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
-    from pytest_gameeval import __version__
-    from pytest_gameeval.engine.record import GameRecord
-    from pytest_gameeval.pytest_plugin.journal import clear_journal
-    from pytest_gameeval.analysis.report_game import game_entry
-    from pytest_gameeval.pytest_plugin.runner import directions_of
-    from pytest_gameeval.analysis.report import (
-        SCHEMA, SCHEMA_VERSION, git_info, incomparable, redact_args, redact_mapping, version_changes, write_json_atomic,
-        write_jsonl_atomic,
-    )
-
-    settings = state.settings
+def _merged(payloads: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Cases by id, records by game, case and epoch, and each game's gate (the one that used the
+    most games: the xdist worker that played it), from every process's payload."""
     cases: dict[str, dict[str, Any]] = {}
     records: dict[str, dict[str, Any]] = {}
     gates: dict[str, dict[str, Any]] = {}
@@ -92,61 +92,88 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
         for g, v in p["gates"].items():
             if g not in gates or v["games_used"] > gates[g]["games_used"]:
                 gates[g] = v
-    ordered = sorted(cases.values(), key=lambda c: (c["game"], c["index"]))
+    return cases, records, gates
+
+
+def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
+                  records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The report's `games`: every game played, and every game whose data could not be read."""
+    from pytest_gameeval.analysis.report_game import game_entry  # lazy: jsonlines, the games' specs
+    from pytest_gameeval.engine.record import GameRecord
+    from pytest_gameeval.pytest_plugin.runner import directions_of  # lazy: inspect
+
     games: dict[str, Any] = {}
     for name in sorted({c["game"] for c in ordered}):
         plan = state.plans[name]
         game_records = [GameRecord.from_dict(records[k]) for k in records if records[k]["game"] == name]
         game_records.sort(key=lambda r: (r.instance_id, r.epoch))
-        games[name] = game_entry(plan.spec, plan.options, plan.dataset, plan.selected, [c for c in ordered if c["game"] == name],
-                                 game_records, directions_of(plan.spec, settings))
+        games[name] = game_entry(plan.spec, plan.options, plan.dataset, plan.selected,
+                                 [c for c in ordered if c["game"] == name], game_records,
+                                 directions_of(plan.spec, state.settings))
     for name in sorted(state.broken):
         if name not in games:
-            games[name] = _errored_game(name, state.broken[name], settings)
-    data_errors = sorted(g for g in games if games[g].get("data_error"))
-    gate_summary = None
-    if state.baseline is not None:
-        from pytest_gameeval.analysis.gate import missing_game
+            games[name] = _errored_game(name, state.broken[name], state.settings)
+    return games
 
-        missing = sorted(g for g in games if g not in state.baseline["games"])
-        # a baseline game this run selected but never reached the gate with (its items failed
-        # before play, or none was played): "missing", which fails, never "passed"
-        for name in sorted(set(state.plans) & set(state.baseline["games"]) - set(gates) - set(data_errors)):
-            if name in state.gated_games():
-                played = [c for c in ordered if c["game"] == name and c["status"] == "played"]
-                if not played:
-                    errors = sum(c["status"] == "error" for c in ordered if c["game"] == name)
-                    gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate,
-                                               f"no game of it was played ({errors} harness errors)")
-        missing = [g for g in missing if g not in data_errors]
-        # who played the other seats is known only from the records: a gate against other opponents is no gate
-        compared = [g for g in games if g not in missing and g not in data_errors and g in state.baseline["games"]]
-        opponents_differ = [r for r in incomparable(state.baseline, {"games": games}, games=compared) if "different opponents" in r]
-        failing = (any(g["verdict"] == "fail" for g in gates.values()) or (missing and not settings.gate.allow_missing)
-                   or bool(data_errors) or bool(opponents_differ))
-        gate_summary = {
-            "baseline": str(state.baseline_path),
-            "baseline_models": state.baseline.get("models"),
-            "verdict": "fail" if failing else "pass",
-            "missing_from_baseline": missing,
-            "opponents_differ": opponents_differ,
-            # games gated although their versions differ (--gameeval-allow-version-change): said on the verdict line
-            "version_changes": version_changes(state.baseline, {"games": games}, compared),
-            "allow_missing": settings.gate.allow_missing,
-            "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
-            "looks": settings.gate.looks,
-            "games": gates,
-            "not_gated": sorted(g for g in games if g not in gates and g not in missing and g not in data_errors),
-            "data_errors": data_errors,
-        }
-    report_path = report_path_of(state)
+
+def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, dict[str, Any]],
+                  ordered: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The report's `gate` section: every gated game's entry, what could not be gated and why, and
+    the session's pass/fail (game_verdict.gate_failures decides it)."""
+    if state.baseline is None:
+        return None
+    from pytest_gameeval.analysis.gate import missing_game  # lazy: scipy
+    from pytest_gameeval.analysis.report import incomparable, version_changes
+
+    settings, baseline = state.settings, state.baseline
+    data_errors = sorted(g for g in games if games[g].get("data_error"))
+    # a baseline game this run selected but never reached the gate with (its items failed
+    # before play, or none was played): "missing", which fails, never "passed"
+    for name in sorted(set(state.plans) & set(baseline["games"]) - set(gates) - set(data_errors)):
+        cases = [c for c in ordered if c["game"] == name]
+        if name in state.gated_games() and not any(c["status"] == "played" for c in cases):
+            errors = sum(c["status"] == "error" for c in cases)
+            gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate,
+                                       f"no game of it was played ({errors} harness errors)")
+    missing = sorted(g for g in games if g not in baseline["games"] and g not in data_errors)
+    # who played the other seats is known only from the records: a gate against other opponents is no gate
+    compared = [g for g in games if g not in missing and g not in data_errors and g in baseline["games"]]
+    opponents_differ = [r for r in incomparable(baseline, {"games": games}, games=compared)
+                        if "different opponents" in r]
+    summary = {
+        "baseline": str(state.baseline_path),
+        "baseline_models": baseline.get("models"),
+        "verdict": None,  # below, from everything else
+        "missing_from_baseline": missing,
+        "opponents_differ": opponents_differ,
+        # games gated although their versions differ (--gameeval-allow-version-change): said on the verdict line
+        "version_changes": version_changes(baseline, {"games": games}, compared),
+        "allow_missing": settings.gate.allow_missing,
+        "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
+        "looks": settings.gate.looks,
+        "games": gates,
+        "not_gated": sorted(g for g in games if g not in gates and g not in missing and g not in data_errors),
+        "data_errors": data_errors,
+    }
+    summary["verdict"] = "fail" if gate_failures(summary) else "pass"
+    return summary
+
+
+def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str, Any]], gate: dict[str, Any] | None,
+            report_path: Path) -> dict[str, Any]:
+    """The report: what was run and how, every game and case, the gate."""
+    # lazy: scipy
+    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, git_info, redact_args, redact_mapping
+
+    settings = state.settings
     report = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "package": {"name": "pytest-gameeval", "version": __version__},
         "git": git_info(state.config.rootpath),
-        "models": {"evaluated": settings.model, "roles": settings.roles, "model_args": redact_mapping(settings.model_args)},
+        "models": {"evaluated": settings.model, "roles": settings.roles,
+                   "model_args": redact_mapping(settings.model_args)},
         "settings": {"games": sorted(games), "trials": settings.trials, "limit": settings.limit, "seed": settings.seed,
                      "options": [f"{k}={v}" for k, v in settings.option_overrides], "concurrency": settings.concurrency,
                      "cache": settings.cache},
@@ -158,11 +185,24 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
                 "python": sys.version.split()[0], "records": report_path.with_suffix(".records.jsonl").name},
         "games": games,
         "cases": ordered,
-        "gate": gate_summary,
+        "gate": gate,
     }
     if settings.slice is not None:  # one machine's slice: `gameeval report merge` joins the slices
         report["shard"] = {"index": settings.slice[0], "count": settings.slice[1],
                            "cases": {name: len(plan.cases) for name, plan in sorted(state.plans.items())}}
+    return report
+
+
+def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
+    """Merge the processes' cases, write the records and the report atomically, apply the gate."""
+    from pytest_gameeval.analysis.report import write_json_atomic, write_jsonl_atomic  # lazy: scipy
+
+    cases, records, gates = _merged(payloads)
+    ordered = sorted(cases.values(), key=lambda c: (c["game"], c["index"]))
+    games = _game_entries(state, ordered, records)
+    gate_summary = _gate_summary(state, games, gates, ordered)
+    report_path = report_path_of(state)
+    report = _report(state, games, ordered, gate_summary, report_path)
     write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
     write_json_atomic(report_path, report)
     clear_journal(report_path)  # the report now holds every game
@@ -216,8 +256,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     gate = state.gate_summary
     if gate is None:
         return
-    from pytest_gameeval.analysis.verdict_table import gate_lines
-
     tr.write_line("")
     for text, markup in gate_lines(gate, state.report["models"]["evaluated"]):
         tr.write_line(text, **markup)

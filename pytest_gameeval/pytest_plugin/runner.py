@@ -17,7 +17,7 @@ import json
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
@@ -36,7 +36,7 @@ from pytest_gameeval.engine.player import Player
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.engine.roles import lookup_role
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
-from pytest_gameeval.analysis.report import dataset_digest
+from pytest_gameeval.analysis.report import cases_of, dataset_digest
 
 
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
@@ -344,24 +344,24 @@ class Runner:
         sem = asyncio.Semaphore(max(1, self.settings.concurrency))
         return await asyncio.gather(*(self._play_one(c, sem) for c in cases))
 
-    def play_shard(self, cases: list[Case], gate: GameGate | None = None) -> None:
+    def play_shard(self, cases: list[Case], gated: Sequence[GateMetric] = ()) -> None:
+        """Play a shard's cases; with `gated` metrics (its game is gated) as one GameGate's looks."""
         todo = [c for c in cases if c.name not in self.results]
         if not todo:
             return
-        if gate is None:
+        if not gated:
             for result in self.run(self._play_many(todo)):
                 self.results[result.case.name] = result
             return
-        self.run(self._play_gated(todo, gate))
+        self.run(self._play_gated(todo, gated))
 
-    async def _play_gated(self, cases: list[Case], gate: GameGate) -> None:
-        """Play in looks until the sequential test has its verdict; the rest are not played."""
+    async def _play_gated(self, cases: list[Case], metrics: Sequence[GateMetric]) -> None:
+        """Play in looks until the sequential test has its verdict; the rest are not played. The
+        game's gate is built here, once, from the baseline and these cases (self.gates keeps it)."""
         assert self.baseline is not None
-        from pytest_gameeval.analysis.report import cases_of
-
-        base_cases = cases_of(self.baseline, gate.game)
-        gate.baseline_played = sum(c["status"] == "played" for c in base_cases)
-        gate.n_cases = len(cases)
+        game = cases[0].game
+        base_cases = cases_of(self.baseline, game)
+        gate = self.gates[game] = GameGate.against(game, metrics, self.settings.gate, base_cases, len(cases))
         played: list[CaseResult] = []
         start = 0
         for end in gate.ends:
@@ -382,11 +382,3 @@ class Runner:
     def play_now(self, case: Case, overrides: dict[str, Any] | None = None) -> CaseResult:
         """One case, now, outside any shard (the user-facing fixture)."""
         return self.run(self._play_one(case, asyncio.Semaphore(1), overrides))
-
-
-def make_gate(spec: GameSpec, settings: Settings, n_cases: int) -> GameGate | None:
-    metrics = gate_metrics(spec, score_keys(spec), settings)
-    if not metrics:
-        return None
-    return GameGate(spec.name, metrics, settings.gate, n_cases)
-

@@ -69,13 +69,14 @@ def _check_usage(state: GameEvalState) -> None:
 def _prepare(state: GameEvalState) -> None:
     """With a model: every input checked now, so bad input is one line before anything runs;
     a game whose data cannot be read fails its own item instead (state.broken)."""
-    from pytest_gameeval.pytest_plugin.runner import expected_decoding, make_gate
+    from pytest_gameeval.pytest_plugin.runner import expected_decoding, gate_metrics, score_keys
     from pytest_gameeval.analysis.report import incomparable, read_report
 
     settings = state.settings
     state.make_plans()
-    for plan in state.plans.values():  # gate metrics must name real scores, baseline or not
-        make_gate(plan.spec, settings, 1)
+    # gate metrics must name real scores, baseline or not: checked here, kept for the gates
+    state.gate_metrics = {name: gate_metrics(plan.spec, score_keys(plan.spec), settings)
+                          for name, plan in state.plans.items()}
     baseline = option_value(state.config, "gameeval_baseline")
     if baseline and settings.slice is not None:
         raise GameEvalError("--gameeval-shard plays one slice of the cases; gate the merged report instead: "

@@ -26,6 +26,7 @@ class GameEvalState:
         self.broken: dict[str, str] = {}  # game -> why its cases cannot be made (its data): one line
         self.baseline: dict[str, Any] | None = None
         self.baseline_path: Path | None = None
+        self.gate_metrics: dict[str, list[Any]] = {}  # game -> its gate.GateMetric list (runner.gate_metrics), at start
         self._runner: Any = None
         self.ran: dict[str, Any] = {}  # cases whose items ran in this process
         self.merged: list[dict[str, Any]] = []  # from xdist workers: {"cases", "records", "gates"}
@@ -73,12 +74,10 @@ class GameEvalState:
             slice_plans(list(self.plans.values()), *settings.slice)
 
     def gated_games(self) -> set[str]:
-        from pytest_gameeval.pytest_plugin.runner import make_gate
-
+        """Games of the baseline this run plays that have metrics to gate."""
         if self.baseline is None:
             return set()
-        return {name for name, plan in self.plans.items()
-                if name in self.baseline["games"] and make_gate(plan.spec, self.settings, 1) is not None}
+        return {name for name in self.plans if name in self.baseline["games"] and self.gate_metrics.get(name)}
 
 
 STATE = pytest.StashKey[GameEvalState]()

@@ -132,9 +132,9 @@ def test_spending_sums_to_alpha_and_looks_cover_every_case():
 
 
 def _run_gate(base: list[float], new: list[float], tolerance: float = 0.1, looks: int = 4, paired: bool = True) -> GameGate:
-    gate = GameGate("g", [GateMetric("win", RATE, True, tolerance)], GateConfig(looks=looks), len(new))
     base_cases, new_cases = cases(base), cases(new, seed0=0 if paired else 10_000)
-    gate.baseline_played = len(base_cases)
+    gate = GameGate("g", [GateMetric("win", RATE, True, tolerance)], GateConfig(looks=looks), len(new),
+                    baseline_played=len(base_cases))
     for end in gate.ends:
         gate.look(base_cases, new_cases[:end], end, last=end == len(new))
         if gate.stopped:
@@ -315,8 +315,8 @@ def test_diff_shows_a_game_only_one_report_has_as_missing():
 
 
 def _gate(played: int, errors: int, baseline_played: int = 10) -> GameGate:
-    gate = GameGate("g", [GateMetric("win", RATE, True, 0.1)], GateConfig(looks=1), played + errors)
-    gate.baseline_played = baseline_played
+    gate = GameGate("g", [GateMetric("win", RATE, True, 0.1)], GateConfig(looks=1), played + errors,
+                    baseline_played=baseline_played)
     gate.look(cases([1.0] * baseline_played), cases([1.0] * played), played + errors, last=True, games_played=played)
     return gate
 
@@ -361,8 +361,7 @@ def test_a_baseline_without_the_headline_says_to_regenerate_it():
         del c["scores"]["win"]
     g = judge_game("g", old, new, [("win", True, 0.1)], 0.025, 0.025)
     assert g["result"] == TOO_FEW and "old report has no values of win" in g["reason"] and "regenerate" in g["reason"]
-    gate = GameGate("g", [GateMetric("win", RATE, True, 0.1)], GateConfig(looks=1), 6)
-    gate.baseline_played = 6
+    gate = GameGate("g", [GateMetric("win", RATE, True, 0.1)], GateConfig(looks=1), 6, baseline_played=6)
     gate.look(old, new, 6, last=True)
     assert gate.failed and "regenerate the baseline" in gate.reason
 

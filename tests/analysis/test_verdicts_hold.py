@@ -31,9 +31,9 @@ def cases(values: list[float], rounds: list[float] | None = None, seed0: int = 0
 
 def gate_run(base: list[float], new: list[float], looks: int = 4, metrics: int = 1) -> GameGate:
     names = ["win", "loss", "rounds"][:metrics]
-    gate = GameGate("g", [GateMetric(m, RATE, m != "loss", 0.1) for m in names], GateConfig(looks=looks), len(new))
     b, n = cases(base), cases(new)
-    gate.baseline_played = len(b)
+    gate = GameGate("g", [GateMetric(m, RATE, m != "loss", 0.1) for m in names], GateConfig(looks=looks), len(new),
+                    baseline_played=len(b))
     for end in gate.ends:
         gate.look(b, n[:end], end, last=end == len(new))
         if gate.stopped:
@@ -120,9 +120,8 @@ def test_a_same_metric_is_tested_again_while_its_game_goes_on():
     base = [1.0] * 80
     new = [1.0] * 40 + [0.0] * 40
     gate = GameGate("g", [GateMetric("win", RATE, True, 0.1), GateMetric("rounds", MEAN, False, 0.0)],
-                    GateConfig(looks=4, beta=0.5), 80)
+                    GateConfig(looks=4, beta=0.5), 80, baseline_played=80)
     b, n = cases(base, [3.0, 4.0] * 40), cases(new, [4.0, 3.0] * 40)
-    gate.baseline_played = 80
     seen = []
     for end in gate.ends:
         gate.look(b, n[:end], end, last=end == 80)
