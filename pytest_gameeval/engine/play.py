@@ -38,15 +38,3 @@ async def play_case(
     record.game_version, record.game_fingerprint = spec.version, spec.fingerprint  # what this record measured
     return record
 
-
-def unbound_note(spec: GameSpec, role: str, played_by: str, evaluated: str | None, bind_hint: str,
-                 options: dict[str, Any]) -> str:
-    """The note a record and log get for a model role the user did not bind: who played it and why."""
-    head = f"model role '{role}' is not bound ({bind_hint}): played by "
-    if spec.plays_reference(role, options):
-        return head + f"the reference policy {played_by} (opponents=reference, the default; opponents=self for self-play)"
-    if evaluated is not None and played_by != evaluated:
-        return head + played_by
-    why = "opponents=self" if role in spec.reference_roles else f"{spec.name} has no reference policy for it"
-    return head + f"the evaluated model {played_by} (self-play: {why})"
-

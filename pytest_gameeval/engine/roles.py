@@ -38,17 +38,18 @@ def lookup_role(role: str, bindings: Mapping[str, T | list[T]]) -> T | None:
     return None
 
 
-def how_to_bind(role: str) -> str:
-    """The command-line ways to bind a role expression, for messages: "seat2|players[0]" ->
-    "--model-role seat2=MODEL, or the 1st model of --model-role players=A,B,..."."""
+def how_to_bind(role: str, flag: str = "--model-role") -> str:
+    """The command-line ways to bind a role expression with `flag` (inspect's --model-role, the plugin's
+    --gameeval-role), for messages: "seat2|players[0]" ->
+    "--model-role seat2=MODEL or model 1 of --model-role players=M1"."""
     ways = []
     for alternative in role.split("|"):
         match = _ITEM.match(alternative.strip())
         if not match:
             continue
         if match["index"] is None:
-            ways.append(f"--model-role {match['name']}=MODEL")
+            ways.append(f"{flag} {match['name']}=MODEL")
         else:
             n = int(match["index"]) + 1
-            ways.append(f"model {n} of --model-role {match['name']}=" + ",".join(f"M{i}" for i in range(1, n + 1)))
+            ways.append(f"model {n} of {flag} {match['name']}=" + ",".join(f"M{i}" for i in range(1, n + 1)))
     return " or ".join(ways)

@@ -37,10 +37,11 @@ def all_specs() -> list[GameSpec]:
 
 
 # -- the scripted provider's model names, as the front ends resolve them ----------------------
-# `gameeval/scripted[/STRENGTH]` plays every seat with the game's scripted policy of that
-# strength (inspect_ext/scripted_model.py); the engine and the specs know strengths, not models.
+# `gameeval/scripted[/STRENGTH]` plays each seat it is given with the game's scripted policy of that
+# strength (backends/scripted_provider.py); the engine and the specs know strengths, not models.
 SCRIPTED_MODEL = "gameeval/scripted"
 REFERENCE_STRENGTH = "reference"  # the strength that plays a game's reference opponents
+REFERENCE_MODEL = f"{SCRIPTED_MODEL}/{REFERENCE_STRENGTH}"  # the model name of every game's reference policy
 
 
 def scripted_strengths() -> list[str]:
@@ -59,7 +60,7 @@ def scripted_strength(model: str) -> str | None:
 def reference_model(spec: GameSpec, role: str, options: Mapping[str, Any]) -> str | None:
     """The model name that plays an unbound `role`: the game's reference policy, or None where
     the evaluated model plays it."""
-    return f"{SCRIPTED_MODEL}/{REFERENCE_STRENGTH}" if spec.plays_reference(role, options) else None
+    return REFERENCE_MODEL if spec.plays_reference(role, options) else None
 
 
 def check_scripted_model(model: str, spec: GameSpec | None = None) -> None:

@@ -24,6 +24,7 @@ from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.events import ACTION, FAILURE, HOST_MSG, JUDGEMENT, REPLY, SPEECH, Event
 from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
 from pytest_gameeval.engine.parsing import last_json_object
+from pytest_gameeval.engine.seating import BOUND, why_played
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.engine.views import Message, chat_messages
 from pytest_gameeval.inspect_ext.progress import GameProgress
@@ -79,14 +80,15 @@ class TranscriptObserver:
         self.title = title
         self.progress = progress
         self.rounds = AsyncExitStack()
-        self.played_by: dict[str, tuple[str, str]] = {}  # seat -> (model role, model)
+        self.played_by: dict[str, tuple[str, str, str]] = {}  # seat -> (model role, model, played as)
         self.instructions: dict[str, str] = {}  # action -> the first instruction written out
         self.game: Game | None = None
         self.on_card: list[Event] = []  # setup judgements shown on the setup card
 
     # -- what the solver tells us ---------------------------------------------------------
-    def bound(self, seat: str, model_role: str, model: str) -> None:
-        self.played_by[seat] = (model_role, model)
+    def bound(self, seat: str, model_role: str, model: str, played_as: str = BOUND) -> None:
+        """Who plays `seat` and how it came to (engine/seating.py), for the setup card."""
+        self.played_by[seat] = (model_role, model, played_as)
 
     # -- runner hooks ---------------------------------------------------------------------
     async def game_started(self, game: Game, seed: int) -> None:
@@ -122,7 +124,7 @@ class TranscriptObserver:
     def evaluated_view(self) -> list[Message]:
         """The conversation the (first) evaluated seat had, as it saw it: for the Messages tab."""
         game = self.game
-        seat = next((s for s, (role, _) in self.played_by.items() if role == EVALUATED), None)
+        seat = next((s for s, (role, _, _) in self.played_by.items() if role == EVALUATED), None)
         if game is None or seat is None:
             return []
         return chat_messages(game.system_prompt(seat), game.events, seat)
@@ -133,8 +135,8 @@ class TranscriptObserver:
                  "", "| Seat | Role | Played by | Knows privately |", "|---|---|---|---|"]
         shared = self._shared_secrets(game)
         for seat in game.seats.values():
-            model_role, model = self.played_by.get(seat.name, ("", ""))
-            who = f"{model} (**evaluated**)" if model_role == EVALUATED else (f"{model} (model role {model_role})" if model_role else model)
+            model_role, model, how = self.played_by.get(seat.name, ("", "", ""))
+            who = f"{model} (**evaluated**)" if model_role == EVALUATED else (f"{model} ({why_played(model_role, how)})" if model_role else model)
             secrets = "; ".join(f"{k}: {_value(v)}" for k, v in seat.private.items() if k not in shared) or "—"
             lines.append(f"| {_cell(seat.name)} | {_cell(seat.role)} | {_cell(who)} | {_cell(secrets)} |")
         for key, (value, seats) in shared.items():

@@ -9,15 +9,16 @@ from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from pytest_gameeval.engine.game import Seat
-from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
-from pytest_gameeval.games.registry import get_spec, reference_model
+from pytest_gameeval.engine.spec import GameSpec, Row
+from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating
+from pytest_gameeval.games.registry import REFERENCE_MODEL, get_spec
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
-from pytest_gameeval.engine.play import play_case, unbound_note
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player
 from pytest_gameeval.inspect_ext.decoding import model_player
 from pytest_gameeval.players.model import to_inspect
-from pytest_gameeval.engine.roles import how_to_bind, lookup_role
+from pytest_gameeval.engine.roles import lookup_role
 
 RECORD_KEY = "gameeval_record"
 
@@ -27,18 +28,17 @@ def bound_model(role: str) -> Model | None:
     return lookup_role(role, model_roles())
 
 
+def seating(spec: GameSpec, options: dict[str, Any], evaluated: Model, notes: list[str]) -> Seating[Model | str]:
+    """Who plays each seat (engine/seating.py): --model-role, else the game's reference policy,
+    else the evaluated model (self-play); an unbound role is said in the log's notes."""
+    return Seating(spec, options, evaluated=evaluated, bound=model_roles(), reference=REFERENCE_MODEL,
+                   self_play=evaluated, flag="--model-role", notes=notes)
+
+
 def resolve_role(role: str, evaluated: Model, notes: list[str], spec: GameSpec, options: dict[str, Any]) -> Model:
-    """The model bound to `role` with --model-role, else the game's reference policy for it
-    (opponents=reference), else the evaluated model (self-play); said in the log."""
-    if role == EVALUATED:
-        return evaluated
-    model = bound_model(role)
-    if model is not None:
-        return model
-    reference = reference_model(spec, role, options)
-    model = get_model(reference) if reference else evaluated
-    notes.append(unbound_note(spec, role, str(model), str(evaluated), how_to_bind(role), options))
-    return model
+    """The model that plays `role` (see `seating`)."""
+    plays = seating(spec, options, evaluated, notes).choose(role).plays
+    return get_model(plays) if isinstance(plays, str) else plays  # type: ignore[return-value]
 
 
 @solver
@@ -46,19 +46,16 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
     spec = get_spec(game)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        evaluated = get_model()
         notes: list[str] = []
-        models: dict[str, Model] = {}
+        choices = seating(spec, options, get_model(), notes)
         observer = TranscriptObserver(str(state.input), progress_of(game))
 
         def bind(seat: Seat, role: str) -> Player:
-            if role not in models:
-                models[role] = resolve_role(role, evaluated, notes, spec, options)
-            observer.bound(seat.name, role, str(models[role]))
-            unbound = role != EVALUATED and bound_model(role) is None
-            reference = unbound and spec.plays_reference(role, options)
-            return model_player(models[role], options["structured"], reference=reference,
-                                self_play=unbound and not reference)
+            choice = choices.choose(role)
+            model = get_model(choice.plays) if isinstance(choice.plays, str) else choice.plays
+            observer.bound(seat.name, role, str(model), choice.played_as)
+            return model_player(model, options["structured"], reference=choice.played_as == REFERENCE,  # type: ignore[arg-type]
+                                self_play=choice.played_as == SELF_PLAY)
 
         row = Row(state.metadata["row_id"], state.metadata["row"])
         progress = progress_of(game)

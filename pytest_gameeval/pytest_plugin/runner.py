@@ -30,11 +30,11 @@ from pytest_gameeval.engine.replies import decoding_label
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
-from pytest_gameeval.games.registry import GAMES, get_spec, reference_model
-from pytest_gameeval.engine.play import play_case, unbound_note
+from pytest_gameeval.games.registry import GAMES, REFERENCE_MODEL, get_spec
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating, played_as
 from pytest_gameeval.engine.player import Player
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
-from pytest_gameeval.engine.roles import lookup_role
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
 from pytest_gameeval.analysis.report import cases_of, dataset_digest
 
@@ -201,45 +201,39 @@ class ModelPool:
 
     def check(self) -> None:
         """Load every configured model now, so a bad model string is one clear error up front."""
-        for model in [self.settings.model, *self.settings.roles.values()]:
+        bound = [model for models in self.settings.roles.values() for model in models.split(",")]  # a list role: each
+        for model in [self.settings.model, *bound]:
             if model:
                 self.get(model)
 
     def binder(self, case: Case, notes: list[str], overrides: dict[str, Any] | None = None) -> Callable[[Seat, str], Player]:
-        """bind(seat, model_role): explicit overrides (a Player or model string per role), then
-        --gameeval-role, else the evaluated model with a note (self-play)."""
+        """bind(seat, model_role) as engine/seating.py decides it for both front ends: explicit
+        overrides (a Player or model string per role, from a user's test), then --gameeval-role, else
+        the game's reference policy, else the evaluated model with a note (self-play)."""
         settings = self.settings
         overrides = overrides or {}
-        spec = get_spec(case.game)
-
+        given = overrides.get(EVALUATED)
         # a list role (`players=A,B,C`) binds its seats in order: "players[0]", "players[1]", ...
-        bindings = {name: (model.split(",") if "," in model else model) for name, model in settings.roles.items()}
-        bindings.update(overrides)
+        bound = {name: (model.split(",") if "," in model else model) for name, model in settings.roles.items()}
+        bound.update(overrides)
+        # self-play is --gameeval-model (else a model string the test gave for the evaluated seat),
+        # never a test's own Player for another seat
+        seats = Seating(get_spec(case.game), case.options, evaluated=settings.model if given is None else given,
+                        bound=bound, reference=REFERENCE_MODEL, notes=notes, flag="--gameeval-role",
+                        self_play=settings.model or (given if isinstance(given, str) else None))
 
         def bind(seat: Seat, role: str) -> Player:
-            choice = overrides.get(role) if role == EVALUATED else lookup_role(role, bindings)
-            if choice is not None and not isinstance(choice, str):
-                return choice  # a Player object given by a user's test
-            # an unbound role is played by the game's reference policy (opponents=reference),
-            # else by --gameeval-model (else by a model string the test gave for the evaluated
-            # seat), never by a test's own Player for another seat
-            unbound = choice is None and role != EVALUATED
-            reference = reference_model(spec, role, case.options) if unbound else None
-            if choice is None:
-                evaluated = overrides.get(EVALUATED)
-                evaluated = settings.model or (evaluated if isinstance(evaluated, str) else None)
-                choice = reference or evaluated
-                if choice is None:
-                    raise NoModelError(NO_MODEL_FOR_ROLE.format(role=role))
-                if role != EVALUATED:
-                    note = unbound_note(spec, role, choice, evaluated, f"--gameeval-role {role}=...", case.options)
-                    if note not in notes:
-                        notes.append(note)
-            model = self.get(choice)
+            choice = seats.choose(role)
+            if choice.plays is None:
+                raise NoModelError(NO_MODEL_FOR_ROLE.format(role=role))
+            if not isinstance(choice.plays, str):
+                return choice.plays  # a Player object given by a user's test
+            model = self.get(choice.plays)
+            reference = choice.played_as == REFERENCE
             cached = settings.cache and not reference  # a reference policy is no model call worth caching
             return model_player(_CachedModel(model, case.name) if cached else model,  # type: ignore[arg-type]
-                                case.options.get("structured", "auto"), reference=reference is not None,
-                                self_play=unbound and reference is None)
+                                case.options.get("structured", "auto"), reference=reference,
+                                self_play=choice.played_as == SELF_PLAY)
 
         return bind
 
@@ -267,7 +261,8 @@ class CaseResult:
             e.update(seed=r.seed, outcome=r.label, winner=r.outcome.get("winner"), scores=self.scores,
                      failures=r.failures, usage=r.usage,
                      structured=r.structured,
-                     seats={s["name"]: {"role": s["role"], "model": s["model"], "structured": bool(s.get("structured"))} for s in r.seats})
+                     seats={s["name"]: {"role": s["role"], "model": s["model"], "structured": bool(s.get("structured")),
+                                        "played_as": played_as(s)} for s in r.seats})
         if self.error:
             e["error"] = self.error
         if self.reason:
