@@ -1,17 +1,26 @@
-"""The game-agnostic state machine every game implements. Rules never call a model."""
+"""The game-agnostic state machine every game implements. Rules never call a model.
+
+`Game` declares what a game must implement (abstract: `system_prompt`, `pending`, `apply`,
+`forfeit`) and what the engine relies on and no game may override (`typing.final`: the event log
+and its helpers, `finished`, `abort`). Two families implement the four hooks once for several games
+and declare narrower ones: `games/arena/rules.ArenaGame` (Akinator, Taboo, Bluffing) and
+`games/voting.SpyWordGame` (SpyFall, SpyGame); docs/adding-a-game.md shows both.
+"""
 
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, final
 
 from pytest_gameeval.engine.events import (
     ACTION, FAILURE, HOST, HOST_MSG, JUDGEMENT, REFEREE_ONLY, SPEECH, Event,
 )
 from pytest_gameeval.engine.replies import ReplyFormat
 
-# The three failure kinds, never mixed (see DESIGN.md principle 4).
+# The three failure kinds, never mixed: an unreadable reply, a readable but illegal one, a failed
+# model call (docs/adding-a-game.md, "The engine contract").
 FORMAT_ERROR = "format"
 RULE_VIOLATION = "rule"
 CHAT_ERROR = "chat"
@@ -71,8 +80,13 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-class Game:
-    """Base for a game's rules. Subclasses implement the abstract methods below."""
+def _is_final(member: Any) -> bool:
+    return bool(getattr(member, "__final__", False) or getattr(getattr(member, "fget", None), "__final__", False))
+
+
+class Game(ABC):
+    """Base for a game's rules. Subclasses implement the abstract methods below; the methods marked
+    `final` are the engine's and may not be overridden (checked when a subclass is defined)."""
 
     name = "game"
 
@@ -84,54 +98,73 @@ class Game:
         self.round = 0
         self.outcome: Outcome | None = None
 
-    # -- what the engine asks of every game -------------------------------------------
-    def system_prompt(self, seat: str) -> str:
-        raise NotImplementedError
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # typing.final is only a type checker's mark: this makes it hold for every game at import
+        super().__init_subclass__(**kwargs)
+        for base in cls.__mro__[1:]:
+            sealed = [name for name, member in vars(base).items() if _is_final(member) and name in vars(cls)]
+            if sealed:
+                raise TypeError(f"{cls.__name__} overrides {base.__name__}.{sealed[0]}, which is final: "
+                                f"the engine relies on it; implement the hooks {base.__name__} declares instead")
 
+    # -- what the engine asks of every game -------------------------------------------
+    @abstractmethod
+    def system_prompt(self, seat: str) -> str:
+        """The system prompt of `seat`: the rules and what only that seat knows."""
+
+    @abstractmethod
     def pending(self) -> list[Turn]:
         """The turns to play now. Several turns are asked at once (secret simultaneous moves)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def apply(self, turn: Turn, text: str, action: Any) -> None:
         """Apply a parsed, validated action."""
-        raise NotImplementedError
 
+    @abstractmethod
     def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
         """The game's rule for a seat that produced no legal reply (or whose call failed)."""
-        raise NotImplementedError
 
     @property
+    @final
     def finished(self) -> bool:
         return self.outcome is not None
 
+    @final
     def abort(self, seat: str, kind: str, detail: str) -> None:
         """End the game at once after `seat` (an evaluated seat) forfeited: outcome ABORTED, with
         the game's own details (each game's `finish` adds them) and who forfeited how."""
         self.finish(ABORTED, None, rounds=self.round, aborted={"seat": seat, "kind": kind, "detail": detail[:300]})
 
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
+        """End the game. A game may extend it to add the details its metrics read (calling this)."""
         self.outcome = Outcome(label, winner, details)
         self.host(f"The game is over. Outcome: {label}" + (f"; winner: {winner}." if winner else "."), kind=JUDGEMENT, to=REFEREE_ONLY)
 
     # -- helpers for rules ------------------------------------------------------------
+    @final
     def log(self, event: Event) -> Event:
         self.events.append(event)
         return event
 
+    @final
     def host(self, text: str, *, to: tuple[str, ...] | None = None, kind: str = HOST_MSG, **data: Any) -> Event:
         return self.log(Event(kind, text, HOST, to, self.round, data))
 
+    @final
     def say(self, seat: str, text: str, *, to: tuple[str, ...] | None = None, **data: Any) -> Event:
         """A seat's public words, always attributed to it."""
         return self.log(Event(SPEECH, text, seat, to, self.round, data))
 
+    @final
     def judge(self, text: str, **data: Any) -> Event:
         """The host's private judgement, kept in the record only."""
         return self.log(Event(JUDGEMENT, text, HOST, REFEREE_ONLY, self.round, data))
 
+    @final
     def act(self, seat: str, text: str, **data: Any) -> Event:
         """A validated action, kept in the record only (games announce what they must)."""
         return self.log(Event(ACTION, text, seat, REFEREE_ONLY, self.round, data))
 
+    @final
     def failures(self) -> list[Event]:
         return [e for e in self.events if e.kind == FAILURE]

@@ -241,7 +241,9 @@ class GameSpec:
         return f"{self.case_key(row, options)}-t{epoch}"
 
     # -- scripted players ---------------------------------------------------------------
-    scripted: dict[str, Callable[..., Any]] = {}  # strength name -> factory(seat, seed)
+    # strength name -> {game role: policy}; a policy(ctx: TurnContext, rng: random.Random) returns the
+    # reply text a model would give (players.scripted.Policy; the game's scripted.py POLICIES)
+    scripted: dict[str, dict[str, Callable[..., str]]] = {}
 
     # -- metrics --------------------------------------------------------------------
     # Every game's metrics.py holds its pure functions over records (clemcore's GameScorer):

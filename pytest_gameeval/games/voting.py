@@ -18,8 +18,9 @@ is the spy), speaking order shuffled every round, vote options shuffled for ever
 from __future__ import annotations
 
 import random
+from abc import abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, final
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.engine.game import ABORTED, Game, Seat, Turn
@@ -80,7 +81,10 @@ def seat_names(method: int, n: int) -> list[str]:
 
 
 class SpyWordGame(Game):
-    """The shared round loop. Subclasses supply prompts and the describe/vote turns."""
+    """The shared round loop. It implements the engine's hooks (`pending`, `apply`, `forfeit`: final
+    here); a game of this family implements `system_prompt` and the abstract `describe_turn` and
+    `vote_turn`, and may override the hooks with defaults below (docs/adding-a-game.md, "Two
+    families of games")."""
 
     name = "spyword"
     options: SpyWordOptions
@@ -131,11 +135,13 @@ class SpyWordGame(Game):
     def seated(self) -> None:
         """Called once the seats exist, before the first round starts."""
 
+    @abstractmethod
     def describe_turn(self, seat: str) -> Turn:
-        raise NotImplementedError
+        """`seat`'s describing turn; its action is a dict with at least "speak" (`on_description`)."""
 
-    def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
-        raise NotImplementedError
+    @abstractmethod
+    def vote_turn(self, seat: str, candidates: list[str], stage: VoteStage) -> Turn:
+        """`seat`'s ballot among `candidates` (in the order shown to it); its action is a `Ballot`."""
 
     def content_free(self) -> bool:
         """True when descriptions are not asked but published as "..." (SpyGame's probe mode)."""
@@ -197,6 +203,7 @@ class SpyWordGame(Game):
                                shuffle_options=self.options.shuffle_options)
         self.host(self.vote_opening(kind, candidates))
 
+    @final
     def pending(self) -> list[Turn]:
         if self.phase == "describe":
             return [self.describe_turn(self.order[self.speaker])]
@@ -205,6 +212,7 @@ class SpyWordGame(Game):
         assert self.stage is not None
         return [self.vote_turn(v, self.stage.options[v], self.stage) for v in self.stage.waiting()]
 
+    @final
     def apply(self, turn: Turn, text: str, action: Any) -> None:
         if turn.action == "describe":
             self.on_description(turn.seat, action)
@@ -214,6 +222,7 @@ class SpyWordGame(Game):
         else:
             self._pre_vote_answer(turn, action, None)
 
+    @final
     def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
         if turn.action == "describe":
             self.host(f"{turn.seat} gave no description this round.")
@@ -228,6 +237,7 @@ class SpyWordGame(Game):
         else:
             self._pre_vote_answer(turn, None, kind)
 
+    @final
     def on_description(self, seat: str, action: Any) -> None:
         """Publish a validated description (action: dict with at least "speak")."""
         self.say(seat, action["speak"], description=True)
@@ -355,11 +365,6 @@ def no_own_word(text: str, word: str) -> None:
     """A description must not say its own keyword."""
     if mentions(text, word):
         raise RuleViolation("what you say must not contain your own keyword; say it again without the keyword")
-
-
-def not_empty(text: str) -> None:
-    if not text.strip():
-        raise ParseError("the speak field is empty")
 
 
 def vote_facts(details: dict[str, Any]) -> list[str]:

@@ -20,9 +20,10 @@ seat (the call failed), but it does not end the game; the probe event records it
 from __future__ import annotations
 
 import random
+from abc import abstractmethod
 from dataclasses import dataclass
 import re
-from typing import Any, Callable
+from typing import Any, Callable, final
 
 from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_list_items
 from pytest_gameeval.engine.echo import check_not_echo
@@ -124,9 +125,10 @@ def ranked_list_instruction(what: str) -> str:
 class ArenaGame(Game):
     """A two-seat game (evaluated seat against the user seat) with prompt variants and probes.
 
-    Subclasses implement `pending_move`, `apply_move`, `forfeit_move`, `after_round`,
-    `probe_instruction` and `parse_probe`; they call `round_done()` when a round's exchange is
-    complete and the target is still hidden from the evaluated seat.
+    It implements the engine's hooks (`pending`, `apply`, `forfeit`: final here) around the
+    retrospective probe; a game of this family implements the abstract hooks below instead, and
+    calls `round_done()` when a round's exchange is complete and the target is still hidden from the
+    evaluated seat (docs/adding-a-game.md, "Two families of games").
     """
 
     evaluated_seat = ""
@@ -141,25 +143,29 @@ class ArenaGame(Game):
         self._extra: list[Turn] = []  # other record-only turns queued by the game (Akinator's judge)
 
     # -- subclass hooks --------------------------------------------------------------
+    @abstractmethod
     def pending_move(self) -> list[Turn]:
-        raise NotImplementedError
+        """The game's next move (the engine's `pending` when no probe is due)."""
 
+    @abstractmethod
     def apply_move(self, turn: Turn, text: str, action: Any) -> None:
-        raise NotImplementedError
+        """Apply a validated move (never a probe's answer)."""
 
+    @abstractmethod
     def forfeit_move(self, turn: Turn, kind: str, detail: str) -> None:
-        raise NotImplementedError
+        """The game's rule for a move without a legal reply."""
 
+    @abstractmethod
     def after_round(self) -> None:
         """Continue after a complete round: next round, or finish at the round limit."""
-        raise NotImplementedError
 
+    @abstractmethod
     def probe_instruction(self) -> str:
-        raise NotImplementedError
+        """The retrospective probe's question to the evaluated seat."""
 
+    @abstractmethod
     def parse_probe(self, text: str) -> dict[str, Any]:
         """The probe's result; raise ParseError if unreadable (recorded, never re-prompted)."""
-        raise NotImplementedError
 
     probe_reply: ReplyFormat = RANKED_LIST  # the probe's reply format (structured decoding)
 
@@ -167,18 +173,21 @@ class ArenaGame(Game):
         """Hook for record-only judge turns (CLASSIFY)."""
 
     # -- engine interface --------------------------------------------------------------
+    @final
     def round_done(self) -> None:
         if self.retrospective:
             self._probe_due = True
         else:
             self.after_round()
 
+    @final
     def queue_record_only(self, seat: str, action: str, instruction: str, parse: Callable[[str], dict[str, Any]],
                           reply: ReplyFormat, **data: Any) -> None:
         """Ask `seat` a record-only question before the next move (hidden afterwards)."""
         self._extra.append(Turn(seat, action, instruction, _never_raises(parse, instruction), retries=0, data=dict(data),
                                 record_only=True, reply=reply, echo_check=False))
 
+    @final
     def pending(self) -> list[Turn]:
         if self._extra:
             return [self._extra[0]]
@@ -188,12 +197,14 @@ class ArenaGame(Game):
                          record_only=True, reply=self.probe_reply, echo_check=False)]
         return self.pending_move()
 
+    @final
     def apply(self, turn: Turn, text: str, action: Any) -> None:
         if turn.action in PROBE_ACTIONS:
             self._end_probe(turn, action)
         else:
             self.apply_move(turn, text, action)
 
+    @final
     def forfeit(self, turn: Turn, kind: str, detail: str) -> None:
         if turn.action in PROBE_ACTIONS:
             self._end_probe(turn, {"ok": False, "error": f"{kind}: {detail}", "kind": kind})
@@ -243,7 +254,3 @@ def _never_raises(parse: Callable[[str], dict[str, Any]], instruction: str) -> C
 
     return safe
 
-
-def probe_events(events: list[Any], probe: str = RETRO) -> list[Any]:
-    """The record-only probe results of a game, in order."""
-    return [e for e in events if e.kind == "action" and e.data.get("probe") == probe and "ok" in e.data]

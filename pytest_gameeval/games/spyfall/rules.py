@@ -57,9 +57,9 @@ class SpyFallGame(SpyWordGame):
 
         return Turn(seat, "describe", self.prompts.describe_instruction(self.round), parse, reply=self.prompts.describe)
 
-    def vote_turn(self, seat: str, options: list[str], stage: VoteStage) -> Turn:
-        reply = self.prompts.vote(options)
-        parse = ballot_parser(seat, options, self.alive, self.names, reply)
+    def vote_turn(self, seat: str, candidates: list[str], stage: VoteStage) -> Turn:
+        reply = self.prompts.vote(candidates)
+        parse = ballot_parser(seat, candidates, self.alive, self.names, reply)
         word = self.seats[seat].private["word"]
 
         def parse_vote(text: str) -> Ballot:
@@ -67,8 +67,8 @@ class SpyFallGame(SpyWordGame):
             no_own_word(ballot.fields["speak"], word)  # the reason is public too
             return ballot
 
-        return Turn(seat, "vote", self.prompts.vote_instruction(options, stage.kind == "revote"), parse_vote,
-                    data={"options": options, "stage": stage.kind}, reply=reply)
+        return Turn(seat, "vote", self.prompts.vote_instruction(candidates, stage.kind == "revote"), parse_vote,
+                    data={"options": candidates, "stage": stage.kind}, reply=reply)
 
     def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
         return ballot.fields.get("speak") or None
