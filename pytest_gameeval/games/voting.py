@@ -22,7 +22,7 @@ from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, final
 
-from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
+from pytest_gameeval.engine.errors import GameEvalError, RuleViolation
 from pytest_gameeval.engine.game import ABORTED, Game, Seat, Turn
 from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.matching import mentions, squash

@@ -21,7 +21,7 @@ DEFAULT_REPORT = "reports/gameeval-report.json"
 # (flag, ini name, ini type, default, help); the command line wins over the ini file
 _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ("--gameeval-model", "gameeval_model", "string", None, "inspect model under evaluation, e.g. openai/gpt-4o-mini, gameeval/local"),
-    ("--gameeval-role", "gameeval_roles", "linelist", [], "bind a model role: NAME=MODEL (repeatable); unbound roles are played by the evaluated model"),
+    ("--gameeval-role", "gameeval_roles", "linelist", [], "bind a model role: NAME=MODEL (repeatable); an unbound role is played by the game's reference policy where it has one (opponents=reference), else by the evaluated model"),
     ("--gameeval-model-arg", "gameeval_model_args", "linelist", [], "NAME=VALUE passed to every model the plugin creates, like inspect's -M (repeatable)"),
     ("--gameeval-games", "gameeval_games", "string", "", "comma-separated subset of games (default: every registered game)"),
     ("--gameeval-trials", "gameeval_trials", "string", "1", "trials (epochs) per dataset row"),
