@@ -185,7 +185,7 @@ async def _play(model_name: str, games: int, model_args: dict[str, Any], given: 
         calls: list[dict[str, Any]] = []
 
         def bind(seat: Any, role: str) -> ModelPlayer:
-            return model_player(TimedModel(model, calls, keep_text), options["structured"])  # type: ignore[arg-type]
+            return model_player(TimedModel(model, calls, keep_text), options.structured)  # type: ignore[arg-type]
 
         load_before = _load()
         start, cpu_start = time.perf_counter(), _cpu_seconds()

@@ -9,18 +9,20 @@ that looks like a secret redacted, and model arguments likewise.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 import jsonlines
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.analysis.game_verdict import MISSING, WORSE, decide, fails
 from pytest_gameeval.analysis.verdict import judge
@@ -31,6 +33,7 @@ SCHEMA_VERSION = 1
 # options that choose *which* cases are played, not *how* a game is played: runs that differ
 # only in these are still comparable (the dataset digest covers the data itself)
 SAMPLING_OPTIONS = ("seed", "limit", "shuffle")
+UNSAMPLED = {"seed": 0, "limit": 0, "shuffle": False}  # the sampling options at their defaults: every row
 # options compared by their effect instead: `structured=auto` means on or off depending on the model,
 # so reports compare the decoding their games actually used (the game's "structured" entry)
 EFFECT_OPTIONS = ("structured",)
@@ -86,10 +89,9 @@ def write_atomic(path: str | Path, dump: Any) -> None:
 # -- what a report says about a game's data -------------------------------------------------
 
 
-def dataset_digest(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
+def dataset_digest(spec: GameSpec, options: GameOptions) -> dict[str, Any]:
     """A digest of the game's rows (before sampling): equal digests = the same data."""
-    unsampled = {k: v for k, v in options.items() if k not in SAMPLING_OPTIONS}
-    rows = spec.rows(spec.typed_options({**unsampled, "limit": 0, "shuffle": False}))
+    rows = spec.rows(dataclasses.replace(options, **UNSAMPLED))
     blob = json.dumps([[r.id, r.data] for r in rows], sort_keys=True, default=str).encode()
     info: dict[str, Any] = {"sha256": hashlib.sha256(blob).hexdigest(), "rows": len(rows)}
     version = getattr(spec, "dataset_version", None)

@@ -38,7 +38,7 @@ def _iso(t: float) -> str:
 
 
 def _options(sessions: list[Session]) -> dict[str, Any]:
-    return {k: v for k, v in sessions[0].options.items() if k not in RULE_OPTIONS_EXCLUDED}
+    return {k: v for k, v in sessions[0].options.as_dict().items() if k not in RULE_OPTIONS_EXCLUDED}
 
 
 def played_version(spec: GameSpec, sessions: list[Session]) -> tuple[str, str | None]:
@@ -72,7 +72,7 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
         row = case_row(spec, s)
         game, _ = spec.setup(row, 0, s.options)
         seat = game.evaluated_seat
-        view = render(s.options.get("style", "chat"), game.system_prompt(seat), record.events, seat)
+        view = render(s.options.style, game.system_prompt(seat), record.events, seat)
         samples.append(EvalSample(
             id=sample_id(s), epoch=1, input=f"{spec.title}: {row.id}", target="", messages=to_inspect(view),
             metadata={"row_id": row.id, "row": row.data, RECORD_KEY: record.to_dict(),

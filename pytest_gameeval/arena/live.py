@@ -31,6 +31,7 @@ from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.spec import GameSpec, Row
+from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.arena.store import Move, Session, Store, storable
 from pytest_gameeval.games.arena.rules import USER_ROLE
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
@@ -192,10 +193,10 @@ class ModelSeat(Player):
 _rows: dict[str, list[Row]] = {}
 
 
-def _rows_of(spec: GameSpec, options: dict[str, Any]) -> list[Row]:
+def _rows_of(spec: GameSpec, options: GameOptions) -> list[Row]:
     """The game's rows for these options, read once per process (each request plays its session
     again, and reading a game's data file costs more than the replay)."""
-    drawn = {k: v for k, v in options.items() if k != "seed" or options.get("shuffle")}
+    drawn = {k: v for k, v in options.as_dict().items() if k != "seed" or options.shuffle}
     key = json.dumps([spec.name, drawn], sort_keys=True, default=str)
     if key not in _rows:
         _rows[key] = spec.select_rows(options)

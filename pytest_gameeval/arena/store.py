@@ -27,6 +27,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine, make_url
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.options import GameOptions
+from pytest_gameeval.games.registry import get_spec
 
 DEFAULT_DB = "gameeval-arena.db"
 LIVE, FINISHED = "live", "finished"
@@ -87,7 +89,7 @@ class Session:
     model: str
     row_id: str
     seed: int
-    options: dict[str, Any]
+    options: GameOptions  # stored as its as_dict() JSON, typed again when read
     player: str | None  # a consenting nickname, else None (the anonymous population)
     status: str = LIVE
     moves: int = 0
@@ -215,7 +217,7 @@ class Store:
         with self.engine.begin() as c:
             c.execute(sessions_table.insert().values(
                 id=session.id, game=session.game, model=session.model, row_id=session.row_id, seed=session.seed,
-                options=json.dumps(dict(session.options)), player=session.player, status=LIVE, moves=0, model_errors=0,
+                options=json.dumps(session.options.as_dict()), player=session.player, status=LIVE, moves=0, model_errors=0,
                 created_at=now, updated_at=now))
 
     def add_move(self, session_id: str, move: Move) -> bool:
@@ -277,7 +279,7 @@ class Store:
 def _session(row: Any) -> Session:
     return Session(
         id=row["id"], game=row["game"], model=row["model"], row_id=row["row_id"], seed=row["seed"],
-        options=json.loads(row["options"]), player=row["player"], status=row["status"], moves=row["moves"],
+        options=get_spec(row["game"]).parse_options(json.loads(row["options"])), player=row["player"], status=row["status"], moves=row["moves"],
         model_errors=row["model_errors"], created_at=row["created_at"], updated_at=row["updated_at"],
         finished_at=row["finished_at"], outcome=row["outcome"], record=json.loads(row["record"]) if row["record"] else None,
     )

@@ -101,7 +101,7 @@ class Arena:
 
     async def play(self, session: Session, text: str | None) -> tuple[Played, float]:
         spec = get_spec(session.game)
-        player = model_player(self.models[session.model], session.options["structured"])
+        player = model_player(self.models[session.model], session.options.structured)
         try:
             return await advance(spec, session, self.store, player, text, timeout=self.model_timeout)
         except ModelFailed:

@@ -117,7 +117,7 @@ def main(argv: list[str]) -> int:
         if row is None:
             raise GameEvalError(f"{args.game}: no case with id {args.case!r}")
     else:
-        row = random.Random(options["seed"]).choice(rows)
+        row = random.Random(options.seed).choice(rows)
     out = Path(args.out or f"gameeval-play-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
     if not out.parent.exists():
         raise GameEvalError(f"--out {out}: directory {out.parent} does not exist")
@@ -129,7 +129,7 @@ def main(argv: list[str]) -> int:
     human = HumanPlayer()
 
     def bind(seat: Seat, model_role: str):
-        return human if seat.role == USER_ROLE else model_player(model, options["structured"])
+        return human if seat.role == USER_ROLE else model_player(model, options.structured)
 
     notes = [f"user seat played by a person at the terminal (gameeval play); evaluated model {args.model}"]
     record = asyncio.run(play_case(spec, row, 0, options, bind, notes=notes))

@@ -6,9 +6,12 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from pytest_gameeval.engine.errors import GameEvalError
+
+if TYPE_CHECKING:  # options.py imports the engine's lower modules; only the annotation is needed
+    from pytest_gameeval.engine.options import GameOptions
 
 
 def game_data_dir(package: str) -> Path:
@@ -25,11 +28,11 @@ def game_data_dir(package: str) -> Path:
     return shipped
 
 
-def data_path(options: dict[str, Any], package: str, shipped: str) -> Path:
+def data_path(options: GameOptions, package: str, shipped: str) -> Path:
     """A game's data file: the user's own (`-T data=FILE`, relative to the working directory)
     if given, else the file `shipped` (e.g. "pairs.jsonl") from the data/ folder of the game's
     `package`."""
-    given = options.get("data")
+    given = getattr(options, "data", None)
     return Path(given).expanduser() if given else game_data_dir(package) / shipped
 
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, final
+from typing import TYPE_CHECKING, Any, Callable, final
 
 from pytest_gameeval.engine.events import (
     ACTION, FAILURE, HOST, HOST_MSG, JUDGEMENT, REFEREE_ONLY, SPEECH, Event,
 )
 from pytest_gameeval.engine.replies import ReplyFormat
+
+if TYPE_CHECKING:  # options.py imports the engine's lower modules; only the annotation is needed
+    from pytest_gameeval.engine.options import GameOptions
 
 # The three failure kinds, never mixed: an unreadable reply, a readable but illegal one, a failed
 # model call (docs/adding-a-game.md, "The engine contract").
@@ -90,7 +93,7 @@ class Game(ABC):
 
     name = "game"
 
-    def __init__(self, seats: list[Seat], rng: random.Random, options: dict[str, Any]):
+    def __init__(self, seats: list[Seat], rng: random.Random, options: GameOptions):
         self.seats = {s.name: s for s in seats}
         self.rng = rng
         self.options = options

@@ -6,8 +6,8 @@ A field's type annotation is its type; `option(...)` gives its default, help, ch
 to `GameSpec.parse_options`, which builds the game's options object with `build_options`; the rules
 read typed attributes (`options.max_rounds`). Records store `as_dict()`: plain JSON, as before.
 
-The object is also a read-only mapping (`options["seed"]`, `options.get(...)`, `dict(options)`), so
-code that only passes options along (players' turn contexts, reports, journals) needs no change.
+One face: code reads attributes (`ctx.options.cot`), never keys; an option another game may not
+declare is read with `getattr(options, "max_rounds", None)`. `as_dict()` is the one way to plain JSON.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -56,7 +55,7 @@ def _kind(annotation: Any) -> type:
 
 
 @dataclass(frozen=True, kw_only=True)
-class GameOptions(Mapping):
+class GameOptions:
     """The options every game takes; a game subclasses it (or `DataGameOptions`) with its own."""
 
     protocol: str = option("default", "default: our rules, data and metrics; paper: the paper's setting (docs/fidelity.md)", PROTOCOLS)
@@ -84,18 +83,6 @@ class GameOptions(Mapping):
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON values, as records, journals and reports store options."""
         return dataclasses.asdict(self)
-
-    # a read-only mapping of the option values
-    def __getitem__(self, name: str) -> Any:
-        if name not in self.declared():
-            raise KeyError(name)
-        return getattr(self, name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.declared())
-
-    def __len__(self) -> int:
-        return len(self.declared())
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,7 +30,7 @@ async def play_case(
     players = {name: bind(seat, roles[name]) for name, seat in game.seats.items()}
     record = await play(
         game, players, instance_id=row.id, seed=seed, epoch=epoch,
-        style=options.get("style", "chat"), observer=observer, notes=notes,
+        style=options.style, observer=observer, notes=notes,
         evaluated={name for name, role in roles.items() if role == EVALUATED},
     )
     for seat in record.seats:  # who played what: reports compare the opponents of two runs by it

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TYPE_CHECKING, runtime_checkable
 
 from pytest_gameeval.engine.events import Event
 from pytest_gameeval.engine.game import Seat, Turn
 from pytest_gameeval.engine.views import Message
+
+if TYPE_CHECKING:  # options.py imports the engine's lower modules; only the annotation is needed
+    from pytest_gameeval.engine.options import GameOptions
 
 
 @dataclass
@@ -25,7 +28,7 @@ class TurnContext:
     events: list[Event]  # the same view as events, for scripted policies
     attempt: int = 0
     game_seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
+    options: GameOptions | None = None  # the game's typed options (None only for a context made outside a game)
     # a re-prompt is sampled anew (the default protocol): a seat decoding deterministically gets a
     # raised temperature and a seed of its own per attempt, since replaying the same sample to a
     # corrected prompt gets the rejected text back; protocol=paper keeps each paper's replay

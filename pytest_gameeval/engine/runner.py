@@ -239,7 +239,7 @@ async def play(
         if not isinstance(player, Player):  # every attribute the record keeps, declared
             raise EngineError(f"seat {name}: {type(player).__name__} is not a Player: subclass "
                               "pytest_gameeval.engine.player.Player or declare label, structured, reference, self_play and act")
-    session = _Session(list(game.seats), style, seed, ours=game.options.get("protocol", "default") != "paper", evaluated=evaluated)
+    session = _Session(list(game.seats), style, seed, ours=game.options.protocol != "paper", evaluated=evaluated)
     shown = _Shown(game, observer)
     if observer:
         await observer.game_started(game, seed)
@@ -254,7 +254,7 @@ async def play(
         instance_id=instance_id,
         seed=seed,
         epoch=epoch,
-        options=dict(game.options),
+        options=game.options.as_dict(),
         seats=[{"name": s.name, "role": s.role, "model": players[s.name].label, "private": s.private,
                 "structured": players[s.name].structured,
                 **({"reference": True} if players[s.name].reference else {}),

@@ -174,7 +174,7 @@ class GameSpec:
 
         return installed_fingerprint(self.package)
 
-    def data_path(self, options: Mapping[str, Any]) -> Path:
+    def data_path(self, options: GameOptions) -> Path:
         return data_path(options, self.package, self.data_file)
 
     def parse_options(self, given: Mapping[str, Any] | None = None) -> GameOptions:
@@ -186,17 +186,11 @@ class GameSpec:
             options = build_options(self.options_class, self.name, given, presets=self.paper_protocol)
         return options
 
-    def typed_options(self, options: Mapping[str, Any]) -> GameOptions:
-        """`options` as this game's options object (a plain mapping, e.g. a stored session's or
-        record's JSON, is parsed again)."""
-        return options if isinstance(options, self.options_class) else self.parse_options(options)
-
     # -- data and games --------------------------------------------------------------
     def rows(self, options: GameOptions) -> list[Row]:
         raise NotImplementedError
 
-    def select_rows(self, options: Mapping[str, Any]) -> list[Row]:
-        options = self.typed_options(options)
+    def select_rows(self, options: GameOptions) -> list[Row]:
         rows = self.rows(options)
         if options.shuffle:
             random.Random(options.seed).shuffle(rows)
@@ -207,8 +201,7 @@ class GameSpec:
     def new_game(self, row: Row, rng: random.Random, options: GameOptions) -> Game:
         raise NotImplementedError
 
-    def setup(self, row: Row, epoch: int, options: Mapping[str, Any]) -> tuple[Game, int]:
-        options = self.typed_options(options)
+    def setup(self, row: Row, epoch: int, options: GameOptions) -> tuple[Game, int]:
         seed, rng = game_rng(self.name, row.id, epoch, options.seed)
         return self.new_game(row, rng, options), seed
 
@@ -216,28 +209,28 @@ class GameSpec:
         """Seat name -> model role ("evaluated", "answerer", ...)."""
         return {name: self.model_roles.get(seat.role, EVALUATED) for name, seat in game.seats.items()}
 
-    def plays_reference(self, role: str, options: Mapping[str, Any]) -> bool:
+    def plays_reference(self, role: str, options: GameOptions) -> bool:
         """Whether an unbound `role` is played by the game's reference policy (its scripted
         strength "reference"); else the evaluated model plays it (opponents=self, or the
         game has no faithful reference). Which model name that is, the front ends know
         (games/registry.reference_model)."""
-        return options.get("opponents", "reference") == "reference" and role in self.reference_roles
+        return options.opponents == "reference" and role in self.reference_roles
 
     def bindable_roles(self) -> set[str]:
         """Every model role name a user may bind for this game (for checking typos)."""
         return {name for role in self.model_roles.values() for name in role_names(role)} - {EVALUATED}
 
-    def expected_cost(self, options: Mapping[str, Any]) -> float:
+    def expected_cost(self, options: GameOptions) -> float:
         """A rough relative cost of one game, to balance slices across machines (`--gameeval-shard`):
         its turn budget, rounds (or questions, or deals) x players where the options say them, else 1."""
         budget = next((getattr(options, k) for k in ("max_rounds", "max_questions", "games") if hasattr(options, k)), 1)
         return float(budget * getattr(options, "players", 1))
 
-    def case_key(self, row: Row, options: Mapping[str, Any]) -> str:
+    def case_key(self, row: Row, options: GameOptions) -> str:
         """A readable id of a case without its trial, e.g. "hard-apple"."""
         return row.id
 
-    def case_id(self, row: Row, options: Mapping[str, Any], epoch: int) -> str:
+    def case_id(self, row: Row, options: GameOptions, epoch: int) -> str:
         return f"{self.case_key(row, options)}-t{epoch}"
 
     # -- scripted players ---------------------------------------------------------------

@@ -54,7 +54,7 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
             choice = choices.choose(role)
             model = get_model(choice.plays) if isinstance(choice.plays, str) else choice.plays
             observer.bound(seat.name, role, str(model), choice.played_as)
-            return model_player(model, options["structured"], reference=choice.played_as == REFERENCE,  # type: ignore[arg-type]
+            return model_player(model, options.structured, reference=choice.played_as == REFERENCE,  # type: ignore[arg-type]
                                 self_play=choice.played_as == SELF_PLAY)
 
         row = Row(state.metadata["row_id"], state.metadata["row"])

@@ -107,7 +107,7 @@ def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
         plan = state.plans[name]
         game_records = [GameRecord.from_dict(records[k]) for k in records if records[k]["game"] == name]
         game_records.sort(key=lambda r: (r.instance_id, r.epoch))
-        games[name] = game_entry(plan.spec, plan.options, plan.dataset, plan.selected,
+        games[name] = game_entry(plan.spec, plan.options.as_dict(), plan.dataset, plan.selected,
                                  [c for c in ordered if c["game"] == name], game_records,
                                  directions_of(plan.spec, state.settings))
     for name in sorted(state.broken):

@@ -70,7 +70,7 @@ class Case:
 @dataclass
 class GamePlan:
     spec: GameSpec
-    options: dict[str, Any]  # as reports store them (plain JSON)
+    options: GameOptions  # reports store options.as_dict()
     cases: list[Case]
     dataset: dict[str, Any]
     selected: int = 0  # cases the options select; more than len(cases) when this process plays one slice
@@ -98,17 +98,17 @@ def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise GameEvalError(f"{spec.name}: case ids are not unique ({', '.join(dupes[:3])}); the game's case_key must tell rows apart")
-    return GamePlan(spec, options.as_dict(), cases, dataset_digest(spec, options), len(cases))
+    return GamePlan(spec, options, cases, dataset_digest(spec, options), len(cases))
 
 
-def expected_decoding(spec: GameSpec, options: dict[str, Any], settings: Settings) -> str:
+def expected_decoding(spec: GameSpec, options: GameOptions, settings: Settings) -> str:
     """The structured decoding a game's seats will use ("on", "off", "mixed"), known before playing:
     from the `structured` option and the models bound to the game's roles."""
     models = {settings.model or ""}
     for role, bound in settings.roles.items():
         if role in spec.bindable_roles() or role.split("[")[0] in spec.bindable_roles():
             models.update(bound.split(","))
-    return decoding_label([resolve_structured(options.get("structured", "auto"), m) for m in sorted(models)])
+    return decoding_label([resolve_structured(options.structured, m) for m in sorted(models)])
 
 
 def selected_specs(settings: Settings) -> list[GameSpec]:
@@ -232,7 +232,7 @@ class ModelPool:
             reference = choice.played_as == REFERENCE
             cached = settings.cache and not reference  # a reference policy is no model call worth caching
             return model_player(_CachedModel(model, case.name) if cached else model,  # type: ignore[arg-type]
-                                case.options.get("structured", "auto"), reference=reference,
+                                case.options.structured, reference=reference,
                                 self_play=choice.played_as == SELF_PLAY)
 
         return bind

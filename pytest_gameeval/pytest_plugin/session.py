@@ -87,7 +87,7 @@ def _prepare(state: GameEvalState) -> None:
             path = state.config.rootpath / path
         state.baseline_path = path
         state.baseline = read_report(path)
-        preview = {"games": {name: {"options": p.options, "dataset": p.dataset, "version": p.spec.version,
+        preview = {"games": {name: {"options": p.options.as_dict(), "dataset": p.dataset, "version": p.spec.version,
                                     "structured": expected_decoding(p.spec, p.options, settings)}
                              for name, p in state.plans.items()}}
         in_both = [g for g in state.plans if g in state.baseline["games"]]

@@ -6,6 +6,7 @@ import asyncio
 import random
 from typing import Any
 
+from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.engine.game import Game, Seat, Turn
@@ -60,7 +61,7 @@ def _play() -> tuple[Any, dict[str, ReplayPlayer]]:
         "A": ReplayPlayer(["1", "very sure", "7", "2"], label="A"),
         "B": ReplayPlayer(["9"], label="B"),
     }
-    game = ProbedCounting([Seat("A", "player"), Seat("B", "player")], random.Random(0), {})
+    game = ProbedCounting([Seat("A", "player"), Seat("B", "player")], random.Random(0), GameOptions())
     record = asyncio.run(play(game, players, instance_id="toy", seed=0))
     return record, players
 

@@ -218,4 +218,4 @@ def test_the_gate_knows_a_run_s_decoding_before_playing():
 @pytest.mark.parametrize("given,expected", [(True, "on"), (False, "off"), ("off", "off")])
 def test_structured_on_off_survive_inspects_yaml_booleans(given, expected):
     """`inspect eval ... -T structured=off` hands the task False (YAML); it means off, not an error."""
-    assert get_spec("askguess").parse_options({"structured": given})["structured"] == expected
+    assert get_spec("askguess").parse_options({"structured": given}).structured == expected

@@ -28,7 +28,7 @@ pytest_plugins = ["pytester"]
 def test_every_game_accepts_the_paper_protocol(game):
     spec = get_spec(game)
     options = spec.parse_options({"protocol": "paper"})
-    assert options["protocol"] == "paper"
+    assert options.protocol == "paper"
     known = spec.all_options()
     for name, value in spec.paper_protocol.items():
         assert name in known, f"{game}: protocol=paper sets unknown option {name}"
@@ -55,9 +55,9 @@ def test_an_unknown_protocol_is_one_clear_error():
 
 def test_the_plugin_flag_is_the_protocol_option():
     spec = get_spec("taboo")
-    assert Settings(option_overrides=[("protocol", "paper")]).game_options(spec)["protocol"] == "paper"
+    assert Settings(option_overrides=[("protocol", "paper")]).game_options(spec).protocol == "paper"
     # --gameeval-protocol comes first, so an explicit --gameeval-option still wins
-    assert Settings(option_overrides=[("protocol", "paper"), ("taboo.protocol", "default")]).game_options(spec)["protocol"] == "default"
+    assert Settings(option_overrides=[("protocol", "paper"), ("taboo.protocol", "default")]).game_options(spec).protocol == "default"
 
 
 def test_gameeval_protocol_paper_runs_and_is_reported(pytester):

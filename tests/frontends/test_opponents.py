@@ -37,10 +37,10 @@ def test_each_game_declares_its_reference_opponents(game):
 
 
 def test_the_paper_protocol_keeps_the_papers_choice():
-    assert get_spec("askguess").parse_options({"protocol": "paper"})["opponents"] == "self"  # GameEval: one model
-    assert get_spec("askguess").parse_options({"protocol": "paper", "opponents": "reference"})["opponents"] == "reference"
+    assert get_spec("askguess").parse_options({"protocol": "paper"}).opponents == "self"  # GameEval: one model
+    assert get_spec("askguess").parse_options({"protocol": "paper", "opponents": "reference"}).opponents == "reference"
     for game in ("taboo", "akinator", "bluffing", "spygame"):  # a person / fixed hosts in the papers
-        assert get_spec(game).parse_options({"protocol": "paper"})["opponents"] == "reference"
+        assert get_spec(game).parse_options({"protocol": "paper"}).opponents == "reference"
 
 
 def _run(pytester, game, report, *args):

@@ -42,7 +42,7 @@ def _load_pairs(path: str) -> tuple[tuple[str, str], ...]:  # keyed by path: tes
 
 def _reply(ctx: TurnContext, description: str, guess: str) -> str:
     obj = {"description": description, "guess": guess}
-    if ctx.options.get("cot"):
+    if ctx.options.cot:
         obj = {"thought": "scripted", **obj}
     return json.dumps(obj)
 

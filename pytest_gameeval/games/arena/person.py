@@ -13,9 +13,9 @@ from pytest_gameeval.games.arena.rules import USER_ROLE
 def turn_counter(ctx: TurnContext) -> str | None:
     """Where the person is in the game: "(question 3 of 20)" in Akinator and Bluffing, "(round 2
     of 5)" in Taboo; the game's own round counts the questions."""
-    limit, noun = ctx.options.get("max_questions"), "question"
+    limit, noun = getattr(ctx.options, "max_questions", None), "question"
     if limit is None:
-        limit, noun = ctx.options.get("max_rounds"), "round"
+        limit, noun = getattr(ctx.options, "max_rounds", None), "round"
     if not limit or not ctx.events:
         return None
     return f"({noun} {max(e.round for e in ctx.events)} of {limit})"

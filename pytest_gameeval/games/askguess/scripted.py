@@ -59,7 +59,7 @@ def _said(ctx: TurnContext, seat: str) -> list[str]:
 
 
 def _wrap(ctx: TurnContext, text: str) -> str:
-    return json.dumps({"thought": "scripted", "speak": text}) if ctx.options.get("cot") else text
+    return json.dumps({"thought": "scripted", "speak": text}) if ctx.options.cot else text
 
 
 def _guess(label: str) -> str:
@@ -107,7 +107,7 @@ def oracle_answerer(ctx: TurnContext, rng: random.Random) -> str:
         return _wrap(ctx, "No.")
     # a question its data cannot decide: no made-up answer (where only yes/no/gameover is
     # allowed, protocol=paper's hard mode, "No.")
-    only_yes_no = ctx.options.get("protocol") == "paper" and ctx.options.get("mode") == "hard"
+    only_yes_no = ctx.options.protocol == "paper" and ctx.options.mode == "hard"
     return _wrap(ctx, "No." if only_yes_no else "I cannot tell you that; ask another question.")
 
 

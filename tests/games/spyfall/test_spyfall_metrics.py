@@ -94,7 +94,7 @@ def test_paper_protocol_plays_gameevals_setting():
     rows = SPEC.select_rows(options)
     assert [r.id for r in rows][:2] == ["ipad-iphone-fwd", "guitar-lute-fwd"] and len(rows) == 11
     assert ("motorcycle", "electromobile") in {(r.data["spy_word"], r.data["villager_word"]) for r in rows}
-    assert options["voting"] == "public" and options["end_players"] == 3 and not options["revote"]
+    assert options.voting == "public" and options.end_players == 3 and not options.revote
     record = asyncio.run(play_case(SPEC, rows[0], 0, options, scripted_binder(SPEC, {"*": "random"})))
     assert record.options["protocol"] == "paper" and len(record.seats) == 6
     assert record.outcome["details"]["end_players"] == 3
