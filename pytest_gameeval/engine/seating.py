@@ -15,7 +15,10 @@ inspect log and a pytest report say the same of the same game.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Mapping, TypeVar
+
+if TYPE_CHECKING:  # only the annotation
+    from pytest_gameeval.engine.options import GameOptions
 
 from pytest_gameeval.engine.roles import how_to_bind, lookup_role
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec
@@ -40,7 +43,7 @@ class Seating(Generic[T]):
     `self_play` plays any other unbound role; `flag` is how the user binds a role on this front end
     (for notes). Each role is decided once and its note added to `notes` once."""
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], *, evaluated: T | None,
+    def __init__(self, spec: GameSpec, options: GameOptions, *, evaluated: T | None,
                  bound: Mapping[str, T | list[T]], reference: T, self_play: T | None, flag: str,
                  notes: list[str] | None = None):
         self.spec, self.options, self.flag = spec, options, flag
@@ -69,7 +72,7 @@ class Seating(Generic[T]):
         return SeatChoice(role, REFERENCE if reference else SELF_PLAY, plays, note)
 
 
-def unbound_note(spec: GameSpec, role: str, played_by: str, bind_hint: str, options: Mapping[str, Any]) -> str:
+def unbound_note(spec: GameSpec, role: str, played_by: str, bind_hint: str, options: GameOptions) -> str:
     """The note a record and log get for a model role the user did not bind: who played it and why."""
     head = f"model role '{role}' is not bound ({bind_hint}): played by "
     if spec.plays_reference(role, options):
