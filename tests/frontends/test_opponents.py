@@ -25,7 +25,7 @@ WITH_REFERENCE = {"askguess": "answerer", "akinator": "user", "taboo": "user", "
 def test_each_game_declares_its_reference_opponents(game):
     spec = get_spec(game)
     default = spec.parse_options({})
-    assert default["opponents"] == "reference"
+    assert default.opponents == "reference"
     if game in WITH_REFERENCE:
         role = WITH_REFERENCE[game]
         assert spec.reference_roles == (role,) and "reference" in spec.scripted
