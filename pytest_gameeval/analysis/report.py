@@ -33,7 +33,6 @@ SCHEMA_VERSION = 1
 # options that choose *which* cases are played, not *how* a game is played: runs that differ
 # only in these are still comparable (the dataset digest covers the data itself)
 SAMPLING_OPTIONS = ("seed", "limit", "shuffle")
-UNSAMPLED = {"seed": 0, "limit": 0, "shuffle": False}  # the sampling options at their defaults: every row
 # options compared by their effect instead: `structured=auto` means on or off depending on the model,
 # so reports compare the decoding their games actually used (the game's "structured" entry)
 EFFECT_OPTIONS = ("structured",)
@@ -91,7 +90,8 @@ def write_atomic(path: str | Path, dump: Any) -> None:
 
 def dataset_digest(spec: GameSpec, options: GameOptions) -> dict[str, Any]:
     """A digest of the game's rows (before sampling): equal digests = the same data."""
-    rows = spec.rows(dataclasses.replace(options, **UNSAMPLED))
+    every_row = {name: type(options).declared()[name].default for name in SAMPLING_OPTIONS}
+    rows = spec.rows(dataclasses.replace(options, **every_row))
     blob = json.dumps([[r.id, r.data] for r in rows], sort_keys=True, default=str).encode()
     info: dict[str, Any] = {"sha256": hashlib.sha256(blob).hexdigest(), "rows": len(rows)}
     version = getattr(spec, "dataset_version", None)
