@@ -208,9 +208,14 @@ def test_one_session_cannot_read_or_post_to_another(server):
     async def scenario():
         async with _client(server) as a_client, _client(server) as b_client:
             a, b = bench.Person(a_client), bench.Person(b_client)
-            a_sid, b_sid = await a.start("taboo"), await b.start("taboo")
-            a_page, b_page = await a.page(a_sid), await b.page(b_sid)
+            a_sid = await a.start("taboo")
+            a_page = await a.page(a_sid)
             a_card = bench.CARD.search(a_page).group(1)
+            for _ in range(20):  # each session draws its word at random: B needs another word than A's
+                b_sid = await b.start("taboo")
+                b_page = await b.page(b_sid)
+                if bench.CARD.search(b_page).group(1) != a_card:
+                    break
             # A's page and token posted to B's session
             a_token = bench.CSRF.search(a_page).group(1)
             cross = await a_client.post(f"/s/{b_sid}/move", data={"csrf": a_token, "seq": "0", "text": "hi"})
