@@ -64,12 +64,29 @@ class ArenaServer:
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 90.0) -> ArenaServer:
-        cmd = [sys.executable, "-m", "pytest_gameeval.cli", "arena", "--db", self.db, "--port", str(self.port), *self.extra]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest_gameeval.cli",
+            "arena",
+            "--db",
+            self.db,
+            "--port",
+            str(self.port),
+            *self.extra,
+        ]
         for m in self.models:
             cmd += ["--model", m]
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                                         env={**os.environ, **(self.env or {})}, cwd=self.cwd)
+            self.proc = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env={**os.environ, **(self.env or {})},
+                cwd=self.cwd,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -147,8 +164,11 @@ class Person:
 
     async def move(self, sid: str, page: str, text: str) -> httpx.Response:
         started = time.perf_counter()
-        r = await self.client.post(f"/s/{sid}/move", headers={"X-Arena-Fetch": "1"},
-                                   data={"csrf": CSRF.search(page).group(1), "seq": SEQ.search(page).group(1), "text": text})
+        r = await self.client.post(
+            f"/s/{sid}/move",
+            headers={"X-Arena-Fetch": "1"},
+            data={"csrf": CSRF.search(page).group(1), "seq": SEQ.search(page).group(1), "text": text},
+        )
         elapsed = time.perf_counter() - started
         timing = dict(TIMING.findall(r.headers.get("server-timing", "")))
         if r.status_code == 200:
@@ -222,7 +242,11 @@ def check_store(db: str, finished: list[tuple[str, str]], posted: int) -> dict[s
         by_person = store.person_moves()
     finally:
         store.close()
-    missing = [sid for sid, _ in finished if sid not in sessions or sessions[sid].status != FINISHED or not sessions[sid].record]
+    missing = [
+        sid
+        for sid, _ in finished
+        if sid not in sessions or sessions[sid].status != FINISHED or not sessions[sid].record
+    ]
     stored_person_moves = sum(by_person.get(sid, 0) for sid, _ in finished)
     return {"sessions_in_store": len(sessions), "finished_missing": len(missing),
             "person_moves_stored": stored_person_moves, "person_moves_posted": posted,
@@ -233,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--sessions", type=int, default=200)
-    parser.add_argument("--db", help="a SQLite file or postgresql:// URL (default: a fresh SQLite file in a temporary directory)")
+    parser.add_argument(
+        "--db", help="a SQLite file or postgresql:// URL (default: a fresh SQLite file in a temporary directory)"
+    )
     parser.add_argument("--model", default="gameeval/scripted")
     parser.add_argument("--deadline", type=float, default=900.0, help="seconds before the run stops itself")
     args = parser.parse_args(argv)
@@ -251,7 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     result["backend"] = "postgresql" if args.db and args.db.startswith("postgres") else "sqlite"
     result["load_average"] = os.getloadavg()
     print(json.dumps(result, indent=2))
-    ok = not result["errors"] and result["sessions_finished"] == args.sessions and result["store"]["lost_or_duplicated_moves"] == 0
+    ok = (
+        not result["errors"]
+        and result["sessions_finished"] == args.sessions
+        and result["store"]["lost_or_duplicated_moves"] == 0
+    )
     return 0 if ok else 1
 
 

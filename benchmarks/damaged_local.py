@@ -27,7 +27,9 @@ class DamagedLocalAPI(LocalModelAPI):
         self.cut = re.compile(cut)
 
     async def generate(self, input, tools, tool_choice, config):  # type: ignore[no-untyped-def]
-        damaged = [ChatMessageSystem(content=self.cut.sub("", m.text).strip()) if m.role == "system" else m for m in input]
+        damaged = [
+            ChatMessageSystem(content=self.cut.sub("", m.text).strip()) if m.role == "system" else m for m in input
+        ]
         return await super().generate(damaged, tools, tool_choice, config)
 
 

@@ -83,8 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-limit", type=int, default=None, help="--gameeval-limit of the baseline run only")
     parser.add_argument("--jobs", type=int, default=1, help="gated runs at a time")
     parser.add_argument("--pytest-args", default="", help="more pytest arguments for every run, as one string")
-    parser.add_argument("--damage", default="", help="also gate SmolLM2 with the sentences this regex matches cut from its system prompts")
-    parser.add_argument("--seed", type=int, default=0, help="the baseline's --gameeval-seed (the first rerun replays it)")
+    parser.add_argument(
+        "--damage",
+        default="",
+        help="also gate SmolLM2 with the sentences this regex matches cut from its system prompts",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the baseline's --gameeval-seed (the first rerun replays it)"
+    )
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)

@@ -18,9 +18,9 @@ import platform
 import time
 
 from pytest_gameeval.engine.events import REPLY
-from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player
+from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.players.scripted import scripted_binder
 
 

@@ -2,11 +2,14 @@
 
     python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30
     python benchmarks/http_concurrency.py --front pytest  --latency 1.0 --connections 64 --games 128 --rounds 30
-    python benchmarks/http_concurrency.py --front pytest  --latency 0.1 --connections 64 --games 128 --rounds 10 --workers 2
-    python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30 --workers 2
+    python benchmarks/http_concurrency.py --front pytest  --latency 0.1 --connections 64 --games 128 --rounds 10 \
+        --workers 2
+    python benchmarks/http_concurrency.py --front inspect --latency 1.0 --connections 64 --games 128 --rounds 30 \
+        --workers 2
     python benchmarks/http_concurrency.py --startup
     python benchmarks/http_concurrency.py --matrix            # every configuration in MATRIX, ~15 min idle
-    python benchmarks/http_concurrency.py --front pytest --games 64 --rounds 30 --profile pytest.prof  # CPU per call by function
+    python benchmarks/http_concurrency.py --front pytest --games 64 --rounds 30 --profile pytest.prof
+        # (CPU per call by function)
     python benchmarks/http_concurrency.py --table             # the saved runs; --profiles: the saved profiles
 
 Each run starts `loopback_openai.py` (127.0.0.1, a fixed latency, bounded lifetime), then the front end
@@ -36,8 +39,8 @@ import datetime
 import importlib.util
 import json
 import math
-import shlex
 import os
+import shlex
 import signal
 import statistics
 import subprocess
@@ -157,11 +160,29 @@ def split_games(games: int) -> tuple[int, int]:
     raise ValueError(games)
 
 
-def inspect_command(rounds: int, limit: str, epochs: int, connections: int, log_dir: str, extra: list[str]) -> list[str]:
+def inspect_command(
+    rounds: int, limit: str, epochs: int, connections: int, log_dir: str, extra: list[str]
+) -> list[str]:
     """`limit`: inspect's --limit, a row count ("64") or a range of rows ("33-64")."""
-    return [str(Path(sys.executable).with_name("inspect")), "eval", "tasks/askguess.py", "--model", MODEL,
-            *[a for k, v in game_options(rounds).items() for a in ("-T", f"{k}={v}")], "--limit", limit, "--epochs", str(epochs),
-            "--max-connections", str(connections), "--max-samples", str(connections), "--log-dir", log_dir, *extra]
+    return [
+        str(Path(sys.executable).with_name("inspect")),
+        "eval",
+        "tasks/askguess.py",
+        "--model",
+        MODEL,
+        *[a for k, v in game_options(rounds).items() for a in ("-T", f"{k}={v}")],
+        "--limit",
+        limit,
+        "--epochs",
+        str(epochs),
+        "--max-connections",
+        str(connections),
+        "--max-samples",
+        str(connections),
+        "--log-dir",
+        log_dir,
+        *extra,
+    ]
 
 
 def sharded_inspect_command(rounds: int, rows: int, epochs: int, connections: int, log_dir: str, extra: list[str],
@@ -171,7 +192,9 @@ def sharded_inspect_command(rounds: int, rows: int, epochs: int, connections: in
     per_shard, bounds = math.ceil(connections / shards), [round(rows * k / shards) for k in range(shards + 1)]
     parts = []
     for k in range(shards):
-        cmd = inspect_command(rounds, f"{bounds[k] + 1}-{bounds[k + 1]}", epochs, per_shard, f"{log_dir}/shards/{k + 1}", extra)
+        cmd = inspect_command(
+            rounds, f"{bounds[k] + 1}-{bounds[k + 1]}", epochs, per_shard, f"{log_dir}/shards/{k + 1}", extra
+        )
         parts.append(" ".join(shlex.quote(c) for c in cmd) + f" > {log_dir}/shard{k + 1}.out 2>&1 & p{k}=$!")
     waits = " && ".join(f"wait $p{k}" for k in range(shards))
     return ["sh", "-c", "; ".join(parts) + f"; {waits}"]
@@ -181,12 +204,16 @@ def merge_shards(log_dir: str) -> float:
     """`gameeval merge-logs` over the shards' logs, as a user runs it; its wall time in seconds."""
     logs = sorted(str(p) for p in Path(log_dir, "shards").glob("*/*.eval"))
     start = time.monotonic()
-    subprocess.run([str(Path(sys.executable).with_name("gameeval")), "merge-logs", f"{log_dir}/merged/askguess.eval", *logs],
-                   check=True)
+    subprocess.run(
+        [str(Path(sys.executable).with_name("gameeval")), "merge-logs", f"{log_dir}/merged/askguess.eval", *logs],
+        check=True,
+    )
     return time.monotonic() - start
 
 
-def pytest_command(rounds: int, rows: int, epochs: int, connections: int, workers: int, report: str, extra: list[str]) -> list[str]:
+def pytest_command(
+    rounds: int, rows: int, epochs: int, connections: int, workers: int, report: str, extra: list[str]
+) -> list[str]:
     per_worker = math.ceil(connections / max(1, workers))
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--gameeval-only",
             "--gameeval-model", MODEL, "--gameeval-games", "askguess",
@@ -202,7 +229,9 @@ def check_inspect_log(log_dir: str, games: int) -> None:
     (info,) = list_eval_logs(log_dir)
     log = read_eval_log(info, header_only=True)
     if log.status != "success" or log.results is None or log.results.completed_samples != games:
-        raise SystemExit(f"inspect eval: status {log.status}, {log.results and log.results.completed_samples} of {games} games")
+        raise SystemExit(
+            f"inspect eval: status {log.status}, {log.results and log.results.completed_samples} of {games} games"
+        )
 
 
 def check_pytest_report(report: str, games: int) -> None:
@@ -319,9 +348,9 @@ def sdk_transform_ms(rounds: int) -> dict[str, float]:
     from openai._utils._transform import async_maybe_transform
     from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
-    from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.engine.play import play_case
     from pytest_gameeval.engine.player import Player, Reply
+    from pytest_gameeval.games.registry import get_spec
 
     spec = get_spec("askguess")
     options = spec.parse_options(game_options(rounds))
@@ -374,7 +403,11 @@ def time_to_first_request(cmd: list[str], cwd: Path) -> dict[str, float]:
         first = min(r[0] for r in server.stats()["requests"])
     finally:
         server.stop()
-    return {"to_first_request_s": round(first - spawned, 2), "wall_s": round(ended - spawned, 2), "cpu_s": round(cpu, 2)}
+    return {
+        "to_first_request_s": round(first - spawned, 2),
+        "wall_s": round(ended - spawned, 2),
+        "cpu_s": round(cpu, 2),
+    }
 
 
 def startup(repeats: int) -> dict[str, Any]:
@@ -397,8 +430,26 @@ def startup(repeats: int) -> dict[str, Any]:
         out["askguess_after_inspect_startup_s"] = round(
             out["inspect_askguess"]["to_first_request_s"] - out["inspect_minimal_task"]["to_first_request_s"], 2)
         pytest_runs = {
-            "pytest_with_plugin": [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{tmp}/test_plain.py"],
-            "pytest_without_plugin": [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:gameeval", f"{tmp}/test_plain.py"],
+            "pytest_with_plugin": [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"{tmp}/test_plain.py",
+            ],
+            "pytest_without_plugin": [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:gameeval",
+                f"{tmp}/test_plain.py",
+            ],
         }
         for name, cmd in pytest_runs.items():
             walls = []
@@ -406,8 +457,11 @@ def startup(repeats: int) -> dict[str, Any]:
                 start = time.perf_counter()
                 subprocess.run(cmd, cwd=tmp, capture_output=True, check=True)
                 walls.append(time.perf_counter() - start)
-            out[name] = {"command": " ".join(["python", *cmd[1:]]).replace(tmp, "TMP"), "wall_s": round(statistics.median(walls), 3),
-                         "walls_s": [round(w, 3) for w in walls]}
+            out[name] = {
+                "command": " ".join(["python", *cmd[1:]]).replace(tmp, "TMP"),
+                "wall_s": round(statistics.median(walls), 3),
+                "walls_s": [round(w, 3) for w in walls],
+            }
     out["anthropic_installed"] = importlib.util.find_spec("anthropic") is not None  # inspect imports its provider if so
     out["load_average_before"] = load_before
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
@@ -422,8 +476,10 @@ def key_of(result: dict[str, Any]) -> str:
         return "startup"
     extra = f" {result['extra']}" if result.get("extra") else ""
     extra += " profiled" if "profile" in result else ""
-    return (f"{result['front']} latency={result['latency_s']} connections={result['connections']} games={result['games']} "
-            f"rounds={result['rounds']} workers={result['workers']}{extra}")
+    return (
+        f"{result['front']} latency={result['latency_s']} connections={result['connections']} games={result['games']} "
+        f"rounds={result['rounds']} workers={result['workers']}{extra}"
+    )
 
 
 def save(results: list[dict[str, Any]], path: Path) -> None:
@@ -447,18 +503,25 @@ def over_transform(run: dict[str, Any]) -> float | str:
 def table(path: Path) -> str:
     """The saved runs as the markdown table docs/performance.md shows."""
     runs = json.loads(path.read_text())["runs"]
-    lines = ["| front end | latency | games, connections | rounds | extra | CPU ms/call (run / play) | ÷ SDK transform | late ÷ early rounds "
-             "| start-up | ideal/wall run (play span) | calls/s per process | load avg before | date |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| front end | latency | games, connections | rounds | extra | CPU ms/call (run / play) | ÷ SDK transform | "
+        "late ÷ early rounds "
+        "| start-up | ideal/wall run (play span) | calls/s per process | load avg before | date |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for key, r in runs.items():
         if key == "startup" or "profile" in r:  # a profiled run is slowed by the profiler
             continue
-        front = r["front"] + ((" -n {}" if r["front"] == "pytest" else " × {} processes").format(r["workers"]) if r["workers"] else "")
+        front = r["front"] + (
+            (" -n {}" if r["front"] == "pytest" else " × {} processes").format(r["workers"]) if r["workers"] else ""
+        )
         lines.append(
             f"| {front} | {r['latency_s']} s | {r['games']}, {r['connections']} | {r['rounds']} | {r.get('extra', '')} "
-            f"| {r['cpu_ms_per_call']} / {r['play_cpu_ms_per_call']} | {over_transform(r)} | {r.get('late_over_early', '')} | {r['startup_s']} s "
+            f"| {r['cpu_ms_per_call']} / {r['play_cpu_ms_per_call']} | {over_transform(r)} | "
+            f"{r.get('late_over_early', '')} | {r['startup_s']} s "
             f"| {r['ideal_over_wall']} ({r['ideal_over_play_span']}) | {r['calls_per_s_per_process']} "
-            f"| {r['load_average_before'][0]} | {r['date'][:16]} |")
+            f"| {r['load_average_before'][0]} | {r['date'][:16]} |"
+        )
     return "\n".join(lines)
 
 
@@ -468,15 +531,27 @@ def profile_tables(path: Path, top: int = 12) -> str:
     profiles = {f"{r['front']} ({r['games']} × {r['rounds']})": r["profile"] for r in runs.values()}
     if not profiles:
         raise SystemExit(f"{path}: no profiled run (http_concurrency.py --profile FILE ...)")
-    heads = [f"- {name}: {p['ms_per_call']} ms per call under cProfile, {p['model_calls']} calls; load average "
-             f"{r['load_average_before'][0]} before, {r['load_average_after'][0]} after; {r['date'][:16]}; `{r['command']}`"
-             for (name, p), r in zip(profiles.items(), runs.values())]
-    tops = [f"{name}, top {top} functions by self time:\n\n| function | ms per call | share |\n|---|---|---|\n" + "\n".join(
-            f"| `{f}` | {v['ms_per_call']} | {v['share']:.1%} |" for f, v in list(p["top_self"].items())[:top])
-            for name, p in profiles.items()]
-    return "\n\n".join(["\n".join(heads), "By owner of the code (self time; the time of builtins, the standard library, typing and json goes to their callers' owners):",
-                         side_by_side(profiles, "by_area"), "Our own code by what it is for (cumulative time):",
-                         side_by_side(profiles, "ours_by_feature"), *tops])
+    heads = [
+        f"- {name}: {p['ms_per_call']} ms per call under cProfile, {p['model_calls']} calls; load average "
+        f"{r['load_average_before'][0]} before, {r['load_average_after'][0]} after; {r['date'][:16]}; `{r['command']}`"
+        for (name, p), r in zip(profiles.items(), runs.values())
+    ]
+    tops = [
+        f"{name}, top {top} functions by self time:\n\n| function | ms per call | share |\n|---|---|---|\n"
+        + "\n".join(f"| `{f}` | {v['ms_per_call']} | {v['share']:.1%} |" for f, v in list(p["top_self"].items())[:top])
+        for name, p in profiles.items()
+    ]
+    return "\n\n".join(
+        [
+            "\n".join(heads),
+            "By owner of the code (self time; the time of builtins, the standard library, typing and json goes to "
+            "their callers' owners):",
+            side_by_side(profiles, "by_area"),
+            "Our own code by what it is for (cumulative time):",
+            side_by_side(profiles, "ours_by_feature"),
+            *tops,
+        ]
+    )
 
 
 def main() -> None:
@@ -486,9 +561,18 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=10, help="Ask-Guess max_rounds (30: full length)")
-    parser.add_argument("--workers", type=int, default=0, help="pytest -n; inspect: that many processes on parts of the dataset, logs joined by gameeval merge-logs")
-    parser.add_argument("--profile", metavar="FILE", help="run the front end under cProfile, write its profile to FILE and "
-                        "add CPU per call by function to the result (profile_calls.py); one process only")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="pytest -n; inspect: that many processes on parts of the dataset, logs joined by gameeval merge-logs",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="run the front end under cProfile, write its profile to FILE and "
+        "add CPU per call by function to the result (profile_calls.py); one process only",
+    )
     parser.add_argument("--extra", default="", help="more arguments for the front end, e.g. '--no-log-samples'")
     parser.add_argument("--startup", action="store_true", help="time start-up instead (see above)")
     parser.add_argument("--repeats", type=int, default=3, help="start-up repeats (the median is reported)")
@@ -496,7 +580,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file the results are merged into")
     parser.add_argument("--no-save", action="store_true", help="print only")
     parser.add_argument("--table", action="store_true", help="print the saved runs as a markdown table and exit")
-    parser.add_argument("--profiles", action="store_true", help="print the saved profiled runs as markdown tables and exit")
+    parser.add_argument(
+        "--profiles", action="store_true", help="print the saved profiled runs as markdown tables and exit"
+    )
     args = parser.parse_args()
     if args.table or args.profiles:
         print(table(args.out) if args.table else profile_tables(args.out))
@@ -504,7 +590,11 @@ def main() -> None:
     if args.startup:
         results = [startup(args.repeats)]
     else:
-        configs = MATRIX if args.matrix else [(args.front, args.latency, args.connections, args.games, args.rounds, args.workers, args.extra)]
+        configs = (
+            MATRIX
+            if args.matrix
+            else [(args.front, args.latency, args.connections, args.games, args.rounds, args.workers, args.extra)]
+        )
         results = []
         for front, latency, connections, games, rounds, workers, *extra in configs:
             extra_args = extra[0] if extra else ""

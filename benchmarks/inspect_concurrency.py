@@ -103,9 +103,13 @@ def main() -> None:
     scaling = [r for r in out["scaling"] if "peak_rss_mb" in r]
     if len(scaling) >= 2:  # memory per concurrent game: the slope of peak RSS over N
         a, b = scaling[0], scaling[-1]
-        out["memory_mb_per_concurrent_game"] = round((b["peak_rss_mb"] - a["peak_rss_mb"]) / (b["games"] - a["games"]), 3)
+        out["memory_mb_per_concurrent_game"] = round(
+            (b["peak_rss_mb"] - a["peak_rss_mb"]) / (b["games"] - a["games"]), 3
+        )
         # marginal CPU per call: the slope drops inspect eval's fixed start-up and log-writing cost
-        out["marginal_cpu_ms_per_call"] = round(1000 * (b["cpu_s"] - a["cpu_s"]) / (b["model_calls"] - a["model_calls"]), 3)
+        out["marginal_cpu_ms_per_call"] = round(
+            1000 * (b["cpu_s"] - a["cpu_s"]) / (b["model_calls"] - a["model_calls"]), 3
+        )
     print(json.dumps(out, indent=2))
 
 

@@ -1,6 +1,7 @@
 """Benchmark the embedded model (gameeval/local): prints one JSON object, asserts nothing.
 
-    python benchmarks/local_model.py [--n-parallel 8] [--max-tokens 64] [--flash-attn off] [--askguess-rounds 30] [--model-path P]
+    python benchmarks/local_model.py [--n-parallel 8] [--max-tokens 64] [--flash-attn off] \
+        [--askguess-rounds 30] [--model-path P]
 
 Measures, on this machine:
 - server load time (xllamacpp.Server start, includes KV-cache allocation and warm-up);
@@ -177,8 +178,8 @@ async def _askguess_games(model_args: dict, n_games: int, max_rounds: int) -> di
     """Ask-Guess self-play games at once, as `inspect eval` would run them (default max_tokens)."""
     from inspect_ai.model import get_model
 
-    from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.engine.play import play_case
+    from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.players.model import ModelPlayer
 
     model = get_model("gameeval/local", memoize=False, **{k: v for k, v in model_args.items() if v is not None})
@@ -186,7 +187,9 @@ async def _askguess_games(model_args: dict, n_games: int, max_rounds: int) -> di
     options = spec.parse_options({"max_rounds": max_rounds})
     rows = spec.rows(options)[:n_games]
     start = time.perf_counter()
-    records = await asyncio.gather(*(play_case(spec, row, 0, options, lambda seat, role: ModelPlayer(model)) for row in rows))
+    records = await asyncio.gather(
+        *(play_case(spec, row, 0, options, lambda seat, role: ModelPlayer(model)) for row in rows)
+    )
     wall = time.perf_counter() - start
     completion = sum(u["output_tokens"] for r in records for u in r.usage.values())
     calls = sum(u["calls"] for r in records for u in r.usage.values())
@@ -230,19 +233,28 @@ def main(argv: list[str] | None = None) -> int:
         long_server = start_server(replace(spec, flash_attn=flash_attn))
         try:
             long_context[f"flash_attn_{flash_attn}"] = asyncio.run(
-                _long_context_decode(long_server.base_url, long_server.model_id, 5, args.long_prompt_words, args.max_tokens)
+                _long_context_decode(
+                    long_server.base_url, long_server.model_id, 5, args.long_prompt_words, args.max_tokens
+                )
             )
         finally:
             long_server.stop()
 
     model_args = {
-        "model_path": args.model_path, "n_ctx": args.n_ctx, "n_parallel": args.n_parallel, "flash_attn": args.flash_attn,
+        "model_path": args.model_path,
+        "n_ctx": args.n_ctx,
+        "n_parallel": args.n_parallel,
+        "flash_attn": args.flash_attn,
     }
     if args.n_threads:
         model_args["n_threads"] = args.n_threads
     try:
         through_inspect = asyncio.run(_inspect_runs(model_args, args.max_tokens))
-        askguess = asyncio.run(_askguess_games(model_args, args.askguess_games, args.askguess_rounds)) if args.askguess_games else None
+        askguess = (
+            asyncio.run(_askguess_games(model_args, args.askguess_games, args.askguess_rounds))
+            if args.askguess_games
+            else None
+        )
     finally:
         stop_all_servers()
 

@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import os
 import resource
-import sys
 import time
 from typing import Any
 
@@ -91,12 +90,22 @@ def make_app(latency: float, client: ClientCpu) -> Starlette:
         await asyncio.sleep(latency)
         prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
         entry[3] = time.monotonic()
-        return JSONResponse({
-            "id": f"chatcmpl-{len(arrivals)}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "loopback"),
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply_for(messages)}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10},
-        })
+        return JSONResponse(
+            {
+                "id": f"chatcmpl-{len(arrivals)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "loopback"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": reply_for(messages)},
+                    }
+                ],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10},
+            }
+        )
 
     async def watch(request: Request) -> JSONResponse:
         client.watch(int((await request.json())["pid"]))

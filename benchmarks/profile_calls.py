@@ -132,7 +132,9 @@ def side_by_side(summaries: dict[str, dict[str, Any]], part: str, rows: list[str
              "|---|" + "---|---|" * len(names)]
     for key in keys:
         cells = [summaries[n][part].get(key) for n in names]
-        lines.append(f"| {key} | " + " | ".join(f"{c['ms_per_call']} | {c['share']:.1%}" if c else "– | –" for c in cells) + " |")
+        lines.append(
+            f"| {key} | " + " | ".join(f"{c['ms_per_call']} | {c['share']:.1%}" if c else "– | –" for c in cells) + " |"
+        )
     return "\n".join(lines)
 
 

@@ -39,9 +39,16 @@ def run(games: int, latency: float, workers: int, concurrency: int, out: Path) -
     play_seconds = max(c["seconds"] for c in data["cases"])
     in_flight = concurrency * max(1, workers)
     ideal = max(max(calls), sum(calls) / in_flight) * latency
-    return {"workers": workers, "games": len(calls), "calls": sum(calls), "longest_game_calls": max(calls),
-            "wall_seconds": round(wall, 2), "slowest_game_seconds": round(play_seconds, 2),
-            "latency_bound_ideal_seconds": round(ideal, 2), "wall_over_ideal": round(wall / ideal, 2) if ideal else None}
+    return {
+        "workers": workers,
+        "games": len(calls),
+        "calls": sum(calls),
+        "longest_game_calls": max(calls),
+        "wall_seconds": round(wall, 2),
+        "slowest_game_seconds": round(play_seconds, 2),
+        "latency_bound_ideal_seconds": round(ideal, 2),
+        "wall_over_ideal": round(wall / ideal, 2) if ideal else None,
+    }
 
 
 def main() -> None:

@@ -172,7 +172,7 @@ def verdict_of(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]], 
 def gate_run(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, Any]:
     """The plugin's sequential gate (its defaults: alpha 0.05, beta 0.1, tolerance 0.1, 4 looks) run
     over `new` in case order against `old` as the baseline: its verdict and the games it needed."""
-    from pytest_gameeval.analysis.gate import GameGate, GateMetric, MEAN
+    from pytest_gameeval.analysis.gate import MEAN, GameGate, GateMetric
     from pytest_gameeval.analysis.gate_config import GateConfig
     from pytest_gameeval.games.registry import get_spec
 
@@ -193,7 +193,11 @@ def _value(values: list[float]) -> dict[str, Any]:
 
     x = np.array(values, float)
     if len(x) < 2 or x.std(ddof=1) == 0:
-        return {"value": float(x.mean()) if len(x) else None, "ci": [float(x.mean())] * 2 if len(x) else None, "n": len(x)}
+        return {
+            "value": float(x.mean()) if len(x) else None,
+            "ci": [float(x.mean())] * 2 if len(x) else None,
+            "n": len(x),
+        }
     half = float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / len(x) ** 0.5)
     return {"value": float(x.mean()), "ci": [float(x.mean()) - half, float(x.mean()) + half], "n": len(x)}
 
@@ -249,20 +253,29 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
             "wall_seconds": {m: t["wall_seconds"] for m, t in timings.get(game, {}).items()},
             "load": {m: [t["load_before"][0], t["load_after"][0]] for m, t in timings.get(game, {}).items()},
         }
-        rows[game]["power_games"] = None if judged["result"] in ("better", "worse") else rows[game]["paired"]["games_for_80pct_power"]
+        rows[game]["power_games"] = (
+            None if judged["result"] in ("better", "worse") else rows[game]["paired"]["games_for_80pct_power"]
+        )
     return {"benchmark": "real_models", "models": models, "games": rows}
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = ["| game | games (Smol / Gemma / paired) | SmolLM2-135M | Gemma-3-270M | played (Smol / Gemma) "
-             "| paired difference Gemma − Smol (95 % CI) | p | legal first try (Smol / Gemma; Gemma − Smol, p) "
-             "| verdict (both measures); why not separated "
-             "| the gate (defaults, Gemma against a SmolLM2 baseline): verdict after games | wall s (both at once) | load (1 min) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| game | games (Smol / Gemma / paired) | SmolLM2-135M | Gemma-3-270M | played (Smol / Gemma) "
+        "| paired difference Gemma − Smol (95 % CI) | p | legal first try (Smol / Gemma; Gemma − Smol, p) "
+        "| verdict (both measures); why not separated "
+        "| the gate (defaults, Gemma against a SmolLM2 baseline): verdict after games | wall s (both at once) | load "
+        "(1 min) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
 
     def value(v: dict[str, Any]) -> str:
         lo, hi = v.get("ci") or (None, None)
-        return f"{v['value']:.2f} [{lo:.2f}, {hi:.2f}]" if v.get("value") is not None and lo is not None else str(v.get("value"))
+        return (
+            f"{v['value']:.2f} [{lo:.2f}, {hi:.2f}]"
+            if v.get("value") is not None and lo is not None
+            else str(v.get("value"))
+        )
 
     for game, r in result["games"].items():
         if "missing" in r:
@@ -290,10 +303,16 @@ def markdown(result: dict[str, Any]) -> str:
                          f" (at {r['n']}: {d['detectable_difference']:.2f} or more)")
         played = " / ".join(f"{r['played'][m]:.2f}" if r["played"].get(m) is not None else "–" for m in (a, b))
         t = r[FIRST_TRY]
-        turns = (f"{t['values'][a]['value']:.2f} / {t['values'][b]['value']:.2f}; "
-                 f"{t['difference']:+.3f}, p {t['p']:.3g}" if t.get("difference") is not None and t.get("p") is not None else "–")
-        lines.append(f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {played} | {diff} | {p} | {turns} "
-                     f"| {r['verdict']}{power} | {gate} | {walls} | {load} |")
+        turns = (
+            f"{t['values'][a]['value']:.2f} / {t['values'][b]['value']:.2f}; {t['difference']:+.3f}, p {t['p']:.3g}"
+            if t.get("difference") is not None and t.get("p") is not None
+            else "–"
+        )
+        lines.append(
+            f"| {game} | {counts} | {value(r['values'][a])} | {value(r['values'][b])} | {played} | {diff} | {p} | "
+            f"{turns} "
+            f"| {r['verdict']}{power} | {gate} | {walls} | {load} |"
+        )
     return "\n".join(lines)
 
 
@@ -301,11 +320,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("play", "analyze"))
     parser.add_argument("--out", default="bench/real-models", help="directory for reports, records and timings")
-    parser.add_argument("--games", default=",".join(COUNTS), help="comma-separated games (default: all nine, cheap first)")
-    parser.add_argument("--models", default=",".join(MODELS), help="two inspect models (default SmolLM2-135M, Gemma-3-270M)")
+    parser.add_argument(
+        "--games", default=",".join(COUNTS), help="comma-separated games (default: all nine, cheap first)"
+    )
+    parser.add_argument(
+        "--models", default=",".join(MODELS), help="two inspect models (default SmolLM2-135M, Gemma-3-270M)"
+    )
     parser.add_argument("--counts", default="", help="GAME=N,... games per model (default: the table in this script)")
     parser.add_argument("--jobs", type=int, default=1, help="play: games at a time (each runs both models at once)")
-    parser.add_argument("--markdown", action="store_true", help="analyze: print docs/validity.md's table after the JSON")
+    parser.add_argument(
+        "--markdown", action="store_true", help="analyze: print docs/validity.md's table after the JSON"
+    )
     parser.add_argument("--pytest-args", default="", help="more pytest arguments for every run, as one string")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()

@@ -27,7 +27,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests" / "reliability"), str(ROOT / "tests")]  # the checks live in the tests; the benchmark counts them
+sys.path[:0] = [
+    str(ROOT / "tests" / "reliability"),
+    str(ROOT / "tests"),
+]  # the checks live in the tests; the benchmark counts them
 
 import test_fuzz_games  # noqa: E402
 import test_impersonation  # noqa: E402
@@ -152,14 +155,18 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
         "games": sorted(GAMES),
         "summary": {
-            "faults_injected": engine["chat_errors_injected"] + engine["truncations_injected"]
+            "faults_injected": engine["chat_errors_injected"]
+            + engine["truncations_injected"]
             + (through_inspect["faults_seen"] if through_inspect else 0),
             "games_completed": engine["classified"] + (through_inspect["samples_completed"] if through_inspect else 0),
-            "games_lost": engine["games"] - engine["classified"]
+            "games_lost": engine["games"]
+            - engine["classified"]
             + (through_inspect["samples_expected"] - through_inspect["samples_completed"] if through_inspect else 0),
             "fuzz_cases_run": fuzzed["cases"],
             "fuzz_failures": len(fuzzed["failures"]),
-            "leaks_found": len(found["isolation_leaks"]) + len(found["impersonation_effects"]) + len(found["secret_leaks"]),
+            "leaks_found": len(found["isolation_leaks"])
+            + len(found["impersonation_effects"])
+            + len(found["secret_leaks"]),
         },
         "engine_faults_10pct": engine,
         "inspect_faults_10pct": through_inspect,

@@ -32,9 +32,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_gameeval.engine.play import play_case  # noqa: E402
+from pytest_gameeval.engine.player import current_turn  # noqa: E402
 from pytest_gameeval.engine.record import write_records  # noqa: E402
 from pytest_gameeval.games.registry import get_spec  # noqa: E402
-from pytest_gameeval.engine.player import current_turn  # noqa: E402
 
 
 def _load() -> list[float]:
@@ -94,16 +94,26 @@ class TimedModel:
             call["reply"] = output.completion
         self._calls.append(call)
         # progress on stderr, so a run cut short still shows where its time went
-        print(json.dumps({k: (round(v, 2) if isinstance(v, float) else v) for k, v in call.items() if k not in ("start", "messages", "reply")}),
-              file=sys.stderr, flush=True)
+        print(
+            json.dumps(
+                {
+                    k: (round(v, 2) if isinstance(v, float) else v)
+                    for k, v in call.items()
+                    if k not in ("start", "messages", "reply")
+                }
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
         return output
 
 
 # a fixed request, the same in every run: the machine's speed at this model's work, which moved 2-3x
 # between days on this shared VM (prompt reading 390, 230, 120 tokens/s), so that a game's wall time
 # can be read beside it
-SPEED_PROMPT = " ".join(f"Line {i}: the quick brown fox jumps over the lazy dog near the riverbank." for i in range(30)) + (
-    " Now tell a long story about this fox, in three paragraphs.")
+SPEED_PROMPT = " ".join(
+    f"Line {i}: the quick brown fox jumps over the lazy dog near the riverbank." for i in range(30)
+) + (" Now tell a long story about this fox, in three paragraphs.")
 
 
 async def _model_speed(model: Any) -> dict[str, float]:
@@ -201,7 +211,9 @@ async def _play(model_name: str, games: int, model_args: dict[str, Any], given: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="gameeval/local", help="an inspect model (default gameeval/local: SmolLM2-135M)")
+    parser.add_argument(
+        "--model", default="gameeval/local", help="an inspect model (default gameeval/local: SmolLM2-135M)"
+    )
     parser.add_argument("--games", type=int, default=1, help="games to play one after another (the first N cases)")
     parser.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
                         help="model argument, as for inspect (e.g. n_parallel=6)")

@@ -26,9 +26,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pytest_gameeval.engine.play import play_case  # noqa: E402
 from pytest_gameeval.engine.record import GameRecord, write_records  # noqa: E402
 from pytest_gameeval.games.registry import GAMES, get_spec  # noqa: E402
-from pytest_gameeval.engine.play import play_case  # noqa: E402
 
 
 def _load() -> list[float]:
@@ -42,7 +42,10 @@ def _summary(records: list[GameRecord], seconds: float) -> dict[str, Any]:
         for kind, n in r.failure_totals().items():
             totals[kind] = totals.get(kind, 0) + n
     n = len(records)
-    per_call = {f"{k}_per_call": round(totals.get(k, 0) / calls, 4) if calls else None for k in ("format", "rule", "chat", "forfeit")}
+    per_call = {
+        f"{k}_per_call": round(totals.get(k, 0) / calls, 4) if calls else None
+        for k in ("format", "rule", "chat", "forfeit")
+    }
     return {
         "games": n,
         "calls": calls,
@@ -94,15 +97,19 @@ def table(saved: dict[str, Any]) -> str:
             f = r["failures"]
             lines.append(
                 f"| {game} | {setting} | {r['games']} | {r['calls_per_game']} | {_percent(f['format'], r['calls'])} "
-                f"| {_percent(f['rule'], r['calls'])} | {_percent(f['forfeit'], r['calls'])} | {r['wall_seconds_per_game']} "
+                f"| {_percent(f['rule'], r['calls'])} | {_percent(f['forfeit'], r['calls'])} | "
+                f"{r['wall_seconds_per_game']} "
                 f"| {r['input_tokens_per_game']} | {r['output_tokens_per_game']} | {', '.join(r['outcomes'])} "
-                f"| {r['load_before'][0]}–{r['load_after'][0]} |")
+                f"| {r['load_before'][0]}–{r['load_after'][0]} |"
+            )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--table", metavar="JSON", help="print a saved run (this script's output) as a markdown table and exit")
+    parser.add_argument(
+        "--table", metavar="JSON", help="print a saved run (this script's output) as a markdown table and exit"
+    )
     parser.add_argument("--games-per-game", type=int, default=2)
     parser.add_argument("--games", default=",".join(sorted(GAMES)), help="comma-separated game names")
     parser.add_argument("--settings", default="on,off", help="structured decoding settings to run, in order")
@@ -136,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "command": "python benchmarks/structured_local.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
-        "model": "gameeval/local (SmolLM2-135M-Instruct Q4_1, defaults: temperature 0, 64 tokens a reply unstructured, 256 structured)",
+        "model": "gameeval/local (SmolLM2-135M-Instruct Q4_1, defaults: temperature 0, 64 tokens a reply "
+                 "unstructured, 256 structured)",
         "total_seconds": round(time.perf_counter() - started, 1),
         "results": results,
     }

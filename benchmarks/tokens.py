@@ -56,7 +56,8 @@ def load_prices(value: str | None) -> dict[str, dict[str, float]]:
         raise GameEvalError("--prices: expected an object {model: {input_per_million, output_per_million}}")
     for model, price in table.items():
         if not isinstance(price, dict) or not all(
-            isinstance(price.get(k), (int, float)) and price[k] >= 0 for k in ("input_per_million", "output_per_million")
+            isinstance(price.get(k), (int, float)) and price[k] >= 0
+            for k in ("input_per_million", "output_per_million")
         ):
             raise GameEvalError(f"--prices: {model!r} needs non-negative input_per_million and output_per_million")
     return table

@@ -55,7 +55,9 @@ def _values(kind: str, u: np.ndarray, drop: float) -> np.ndarray:
     return np.where(u < zeros, 0.0, stats.beta.ppf(rest, *SHAPE))
 
 
-def draw(kind: str, design: str, n: int, drop: float, rho: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def draw(
+    kind: str, design: str, n: int, drop: float, rho: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """One pair of runs of n games: (baseline values, new values)."""
     z_old = rng.standard_normal(n)
     old = _values(kind, stats.norm.cdf(z_old), 0.0)
@@ -141,9 +143,11 @@ def markdown(result: dict[str, Any]) -> list[str]:
 
     for procedure, kind, design, n in dict.fromkeys(k[:4] for k in cells):
         key = (procedure, kind, design, n)
-        lines.append(f"| {procedure} | {kind} | {design} | {n} | {rate((*key, 'none'), WORSE)}, {rate((*key, 'none'), BETTER)} "
-                     f"| {rate((*key, '-1T'), WORSE)}, {rate((*key, '-1T'), SAME)} | {rate((*key, '-1.5T'), SAME)} "
-                     f"| {rate((*key, 'none'), SAME)} |")
+        lines.append(
+            f"| {procedure} | {kind} | {design} | {n} | {rate((*key, 'none'), WORSE)}, {rate((*key, 'none'), BETTER)} "
+            f"| {rate((*key, '-1T'), WORSE)}, {rate((*key, '-1T'), SAME)} | {rate((*key, '-1.5T'), SAME)} "
+            f"| {rate((*key, 'none'), SAME)} |"
+        )
     return lines
 
 
@@ -162,7 +166,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--looks", type=int, default=GateConfig.looks)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="also write the JSON here (e.g. benchmarks/results/verdict_rates.json)")
-    p.add_argument("--markdown", metavar="JSON", default=None, help="print the markdown table of a saved result and stop")
+    p.add_argument(
+        "--markdown", metavar="JSON", default=None, help="print the markdown table of a saved result and stop"
+    )
     return p
 
 
@@ -174,10 +180,15 @@ def main() -> None:
         return
     start = time.perf_counter()
     rows = table(args)
-    result = {"benchmark": "verdict_rates", "date": datetime.date.today().isoformat(),
-              "settings": {k: v for k, v in vars(args).items() if k != "out"}, "all_within": all(r["within"] for r in rows),
-              "results": rows, "seconds": round(time.perf_counter() - start, 1),
-              "load_average": [round(x, 2) for x in os.getloadavg()]}
+    result = {
+        "benchmark": "verdict_rates",
+        "date": datetime.date.today().isoformat(),
+        "settings": {k: v for k, v in vars(args).items() if k != "out"},
+        "all_within": all(r["within"] for r in rows),
+        "results": rows,
+        "seconds": round(time.perf_counter() - start, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -5,7 +5,8 @@
 
 Plays one SpyFall and one TofuKingdom game with `inspect eval` (by default with the games'
 scripted players, `gameeval/scripted` (random) and `gameeval/scripted/oracle`: fast and the same
-every time; a scripted player's private thought is the word "scripted"), serves the logs with `inspect view` on 127.0.0.1, opens each sample's transcript and
+every time; a scripted player's private thought is the word "scripted"), serves the logs with `inspect view`
+on 127.0.0.1, opens each sample's transcript and
 the log list in Chromium through selenium and chromedriver, and saves PNGs. Prints one JSON object:
 the files written and, per page, which of the expected texts were visible (the setup card, the
 seat-named turn spans, the host's lines). Needs `chromium` and `chromium-driver` (Debian) and
@@ -132,10 +133,17 @@ def main(argv: list[str] | None = None) -> int:
         for game, (log_name, sample_id) in samples.items():
             path = args.out / f"inspect-view-{game}.png"
             url = f"{base}#/logs/{log_name}/samples/sample/{sample_id}/1/transcript"
-            pages[game] = {"file": str(path), "sample": sample_id, "seen": shoot(driver, url, path, GAMES[game][1], args.settle)}
+            pages[game] = {
+                "file": str(path),
+                "sample": sample_id,
+                "seen": shoot(driver, url, path, GAMES[game][1], args.settle),
+            }
         path = args.out / "inspect-view-log-list.png"
         driver.set_window_size(int(args.size.split(",")[0]), 420)
-        pages["log-list"] = {"file": str(path), "seen": shoot(driver, base, path, ["spyfall", "tofukingdom", "score"], args.settle)}
+        pages["log-list"] = {
+            "file": str(path),
+            "seen": shoot(driver, base, path, ["spyfall", "tofukingdom", "score"], args.settle),
+        }
     finally:
         if driver is not None:
             driver.quit()

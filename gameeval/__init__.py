@@ -5,5 +5,5 @@ defined here resolve as `inspect eval gameeval/askguess`; model providers resolv
 `--model gameeval/local` and `--model gameeval/scripted`. The code lives in pytest_gameeval.
 """
 
-from pytest_gameeval.backends import registry as _providers  # noqa: F401
 from gameeval.tasks import *  # noqa: F401,F403
+from pytest_gameeval.backends import registry as _providers  # noqa: F401

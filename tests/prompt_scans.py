@@ -37,7 +37,9 @@ def play_marked(spec, row, options, strengths):
 
     def bind(seat, role):
         policy = spec.scripted[strengths.get(role, strengths["*"])][seat.role]
-        players[seat.name] = FakePlayer(inner=ScriptedPlayer(policy, derive_seed(row.id, seat.name), "marked"), change=marked(seat.name))
+        players[seat.name] = FakePlayer(
+            inner=ScriptedPlayer(policy, derive_seed(row.id, seat.name), "marked"), change=marked(seat.name)
+        )
         return players[seat.name]
 
     record = asyncio.run(play_case(spec, row, 0, options, bind))
@@ -62,6 +64,10 @@ def scan(record, players):
                     assert f"secretof{other.replace(' ', '')}" not in text, f"{name} saw a private field of {other}"
         own = "\n".join(m["content"] for m in player.prompts[-1].messages)
         # a seat sees its own accepted replies (a settled turn's rejected ones leave its prompts)
-        accepted = [e for e in record.events if e.kind == "reply" and e.speaker == name and not e.data.get("retracted") and "probe" not in e.data]
+        accepted = [
+            e
+            for e in record.events
+            if e.kind == "reply" and e.speaker == name and not e.data.get("retracted") and "probe" not in e.data
+        ]
         if len(accepted) > 1:
             assert f"secretof{name.replace(' ', '')}" in own  # a seat does see its own replies

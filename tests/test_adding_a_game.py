@@ -18,9 +18,9 @@ from inspect_ai import eval as inspect_eval
 
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once: pytester runs in-process)
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.games import registry
 from pytest_gameeval.inspect_ext.task import game_task
+from pytest_gameeval.players.scripted import scripted_binder
 
 pytest_plugins = ["pytester"]
 
@@ -79,7 +79,9 @@ def test_the_toy_game_plays_through_the_engine(highlow):
     assert sum(r.label == "win" for r in weak) < 10  # a random guesser rarely finds one of 100 in 7
     summary = spec.summarize(strong + weak)
     assert summary["games"] == 33 and summary["rates"]["win"]["ci"][0] > 0
-    assert spec.score(strong[0])["win"] == 1.0 and math.isnan(spec.score(next(r for r in weak if r.label == "lose"))["guesses_win"])
+    assert spec.score(strong[0])["win"] == 1.0 and math.isnan(
+        spec.score(next(r for r in weak if r.label == "lose"))["guesses_win"]
+    )
 
 
 def test_the_toy_game_plays_through_inspect(highlow, tmp_path):
@@ -94,8 +96,17 @@ def test_the_toy_game_plays_through_inspect(highlow, tmp_path):
 
 
 def test_the_toy_game_becomes_pytest_cases(highlow, pytester):
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-v", "--gameeval-model", "gameeval/scripted/strong",
-                                          "--gameeval-games", "highlow", "--gameeval-report", "report.json")
+    result = pytester.runpytest_inprocess(
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "--gameeval-model",
+        "gameeval/scripted/strong",
+        "--gameeval-games",
+        "highlow",
+        "--gameeval-report",
+        "report.json",
+    )
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(["*gameeval::highlow[[]n7-t0[]] PASSED*", "*win*100.0%*3/3*"])
     report = json.loads((pytester.path / "report.json").read_text())

@@ -39,7 +39,10 @@ def test_tokens_per_seat_role_and_cost():
         record("g", [("A", "asker", "m1"), ("B", "teller", "m2")], {"A": (100, 10, 2), "B": (300, 30, 2)}),
         record("g", [("A", "asker", "m1"), ("B", "teller", "m2")], {"A": (200, 20, 4), "B": (100, 10, 2)}),
     ]
-    prices = {"m1": {"input_per_million": 1.0, "output_per_million": 10.0}, "*": {"input_per_million": 0, "output_per_million": 0}}
+    prices = {
+        "m1": {"input_per_million": 1.0, "output_per_million": 10.0},
+        "*": {"input_per_million": 0, "output_per_million": 0},
+    }
     out = tokens.summarize(records, prices)
     asker = out["g"]["seats"]["asker"]
     assert out["g"]["games"] == 2
@@ -158,7 +161,18 @@ def test_spyfall_speed_keeps_the_games_prompts_and_load(tmp_path, capsys):
     sizes = {}
     for protocol in ("paper", "default"):
         records, calls = tmp_path / f"{protocol}.jsonl", tmp_path / f"{protocol}.calls.jsonl"
-        speed.main(["--model", "gameeval/scripted/strong", "-T", f"protocol={protocol}", "--records", str(records), "--calls", str(calls)])
+        speed.main(
+            [
+                "--model",
+                "gameeval/scripted/strong",
+                "-T",
+                f"protocol={protocol}",
+                "--records",
+                str(records),
+                "--calls",
+                str(calls),
+            ]
+        )
         out = json.loads(capsys.readouterr().out)
         game = out["games"][0]
         assert out["options"] == {"protocol": protocol} and "load average" in out["uptime_before"]

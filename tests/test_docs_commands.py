@@ -94,7 +94,9 @@ def run_block(block: str, workdir: Path, timeout: float, expect: tuple[int, list
         result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=workdir, env=env_for(workdir),
                                 capture_output=True, text=True, timeout=timeout)
         status, texts = expect
-        assert result.returncode == status, f"block ended {result.returncode}, not {status}:\n{block}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        assert result.returncode == status, (
+            f"block ended {result.returncode}, not {status}:\n{block}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
         missing = [t for t in texts if t not in result.stdout + result.stderr]
         assert not missing, f"block did not print {missing}:\n{block}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     finally:
@@ -177,7 +179,9 @@ def test_every_row_format_in_the_data_docs_loads(tmp_path):
         options = spec.parse_options({"data": str(path)})
         assert len(spec.rows(options)) >= 1, game
         checked.append(game)
-    assert sorted(checked) == sorted(n for n in ("askguess", "spyfall", "spygame", "spygpt", "age", "akinator", "taboo", "bluffing"))
+    assert sorted(checked) == sorted(
+        n for n in ("askguess", "spyfall", "spygame", "spygpt", "age", "akinator", "taboo", "bluffing")
+    )
 
 
 def test_a_malformed_user_file_names_its_line(tmp_path):
@@ -212,15 +216,25 @@ def test_the_shards_workflow_runs_locally(tmp_path):
                 assert "uses" in step or step["run"].startswith("pip install"), step
                 continue
             command = re.sub(r"\$\{\{ matrix\.(\w+) \}\}", lambda m: matrix[m[1]], step["run"])
-            done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=workdir, env={**env, "PWD": str(workdir)},
-                                  capture_output=True, text=True, timeout=600)
+            done = subprocess.run(
+                ["bash", "-euo", "pipefail", "-c", command],
+                cwd=workdir,
+                env={**env, "PWD": str(workdir)},
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
             ran.append(done.stdout)
         return ran
 
     slice_job, gate_job = spec["jobs"]["slice"], spec["jobs"]["gate"]
-    upload = next(s for s in slice_job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact"))["with"]["path"]
-    download = next(s for s in gate_job["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact"))["with"]
+    upload = next(s for s in slice_job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact"))[
+        "with"
+    ]["path"]
+    download = next(s for s in gate_job["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact"))[
+        "with"
+    ]
     assert download["merge-multiple"] is True
     for value in slice_job["strategy"]["matrix"]["slice"]:
         workdir = tmp_path / f"slice-{value}"

@@ -58,7 +58,17 @@ INTERFACES = {
     ),
 }
 # model-name prefixes of providers (ours and inspect's): front ends and backends know them, never the engine
-PROVIDER_PREFIXES = ("gameeval/", "openai/", "openai-api/", "anthropic/", "google/", "mockllm/", "hf/", "ollama/", "vllm/")
+PROVIDER_PREFIXES = (
+    "gameeval/",
+    "openai/",
+    "openai-api/",
+    "anthropic/",
+    "google/",
+    "mockllm/",
+    "hf/",
+    "ollama/",
+    "vllm/",
+)
 
 
 @pytest.fixture(scope="module")
@@ -103,26 +113,41 @@ def _imports(graph: grimp.ImportGraph) -> dict[tuple[str, str], set[str]]:
     return arrows
 
 
-def layout_problems(arrows: dict[tuple[str, str], set[str]], allowed: dict[str, set[str]],
-                    layers: tuple[tuple[str, ...], ...], interfaces: dict[tuple[str, str], tuple[set[str], str]]) -> list[str]:
+def layout_problems(
+    arrows: dict[tuple[str, str], set[str]],
+    allowed: dict[str, set[str]],
+    layers: tuple[tuple[str, ...], ...],
+    interfaces: dict[tuple[str, str], tuple[set[str], str]],
+) -> list[str]:
     """What is wrong with the package arrows `arrows` against the table: an arrow the table does not
     list, a listed arrow the code no longer has, an arrow beside or up without a declared interface,
     an import outside its interface, an interface the code no longer uses or without a reason."""
     level = {p: i for i, layer in enumerate(layers) for p in layer}
     listed = {(a, b) for a, targets in allowed.items() for b in targets}
-    problems = [f"{a} -> {b} is not in ALLOWED ({', '.join(sorted(arrows[a, b]))})" for a, b in sorted(set(arrows) - listed)]
+    problems = [
+        f"{a} -> {b} is not in ALLOWED ({', '.join(sorted(arrows[a, b]))})" for a, b in sorted(set(arrows) - listed)
+    ]
     problems += [f"{a} -> {b} is in ALLOWED but no code imports it" for a, b in sorted(listed - set(arrows))]
     for (a, b), modules in sorted(arrows.items()):
         if (a, b) in interfaces:
             declared, reason = interfaces[a, b]
-            problems += [f"{a} -> {m}: outside the declared interface {sorted(declared)}" for m in sorted(modules - declared)]
-            problems += [f"{a} -> {m}: declared as an interface, no code imports it" for m in sorted(declared - modules)]
+            problems += [
+                f"{a} -> {m}: outside the declared interface {sorted(declared)}" for m in sorted(modules - declared)
+            ]
+            problems += [
+                f"{a} -> {m}: declared as an interface, no code imports it" for m in sorted(declared - modules)
+            ]
             if not reason.strip():
                 problems.append(f"{a} -> {b}: an interface without its reason")
         elif level.get(b, len(layers)) >= level.get(a, -1):
             where = "beside" if level.get(b) == level.get(a) else "above"
-            problems.append(f"{a} -> {b} imports a package {where} it without a declared interface ({', '.join(sorted(modules))})")
-    problems += [f"{a} -> {b}: interface declared for an arrow the code does not have" for a, b in sorted(set(interfaces) - set(arrows))]
+            problems.append(
+                f"{a} -> {b} imports a package {where} it without a declared interface ({', '.join(sorted(modules))})"
+            )
+    problems += [
+        f"{a} -> {b}: interface declared for an arrow the code does not have"
+        for a, b in sorted(set(interfaces) - set(arrows))
+    ]
     return problems
 
 
@@ -141,19 +166,25 @@ def test_layout_check_fails_on_an_undeclared_or_stale_arrow():
     assert layout_problems(ok, allowed, layers, interfaces) == []
     undeclared = {**ok, ("low", "left"): {"p.left.x"}}
     assert layout_problems(undeclared, {**allowed, "low": set()}, layers, interfaces) == [
-        "low -> left is not in ALLOWED (p.left.x)", "low -> left imports a package above it without a declared interface (p.left.x)"]
+        "low -> left is not in ALLOWED (p.left.x)",
+        "low -> left imports a package above it without a declared interface (p.left.x)",
+    ]
     stale = {k: v for k, v in ok.items() if k != ("right", "low")}
     assert layout_problems(stale, allowed, layers, interfaces) == ["right -> low is in ALLOWED but no code imports it"]
     sideways = {**ok, ("right", "left"): {"p.left.x"}}
     assert "right -> left imports a package beside it without a declared interface (p.left.x)" in \
         layout_problems(sideways, {**allowed, "right": {"low", "left"}}, layers, interfaces)
     past = {**ok, ("left", "right"): {"p.right.api", "p.right.inner"}}
-    assert layout_problems(past, allowed, layers, interfaces) == ["left -> p.right.inner: outside the declared interface ['p.right.api']"]
+    assert layout_problems(past, allowed, layers, interfaces) == [
+        "left -> p.right.inner: outside the declared interface ['p.right.api']"
+    ]
     unused = {**ok, ("left", "right"): {"p.right.other"}}
     assert layout_problems(unused, allowed, layers, interfaces) == [
         "left -> p.right.other: outside the declared interface ['p.right.api']",
         "left -> p.right.api: declared as an interface, no code imports it"]
-    assert layout_problems(ok, allowed, layers, {("left", "right"): ({"p.right.api"}, " ")}) == ["left -> right: an interface without its reason"]
+    assert layout_problems(ok, allowed, layers, {("left", "right"): ({"p.right.api"}, " ")}) == [
+        "left -> right: an interface without its reason"
+    ]
 
 
 def test_no_package_imports_another_packages_private_name():
@@ -164,17 +195,31 @@ def test_no_package_imports_another_packages_private_name():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"{PACKAGE}."):
                 if node.module.split(".")[1] != package:
-                    private += [f"{path.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+                    private += [
+                        f"{path.relative_to(ROOT)}: {node.module}.{a.name}"
+                        for a in node.names
+                        if a.name.startswith("_")
+                    ]
     assert not private, f"imports of another package's private names: {private}"
 
 
 def test_only_the_documented_path_uses_the_current_turn():
     """docs/architecture.md: the model-backed player sets engine.player.current_turn around each call
     and the scripted provider reads it to learn its game; nothing else names it."""
-    users = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / PACKAGE).rglob("*.py")
-                   if any(isinstance(node, (ast.Name, ast.alias)) and getattr(node, "id", getattr(node, "name", None)) == "current_turn"
-                          for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
-    assert users == [f"{PACKAGE}/backends/scripted_provider.py", f"{PACKAGE}/engine/player.py", f"{PACKAGE}/players/model.py"]
+    users = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / PACKAGE).rglob("*.py")
+        if any(
+            isinstance(node, (ast.Name, ast.alias))
+            and getattr(node, "id", getattr(node, "name", None)) == "current_turn"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    )
+    assert users == [
+        f"{PACKAGE}/backends/scripted_provider.py",
+        f"{PACKAGE}/engine/player.py",
+        f"{PACKAGE}/players/model.py",
+    ]
     assert "current_turn" in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 
 

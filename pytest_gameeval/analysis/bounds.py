@@ -67,7 +67,9 @@ def mean_interval(values: Sequence[float], lo: float, hi: float, a: float) -> tu
     return lower(values, lo, a), upper(values, hi, a)
 
 
-def difference_interval(old: Sequence[float], new: Sequence[float], lo: float, hi: float, a: float) -> tuple[float, float]:
+def difference_interval(
+    old: Sequence[float], new: Sequence[float], lo: float, hi: float, a: float
+) -> tuple[float, float]:
     """mean(new) - mean(old) of two independent samples in [lo, hi], from each sample's bounds at
     error a combined by square-and-add (MOVER: Newcombe's method 10 with Wilson's intervals is the
     same construction; Zou & Donner 2008). A bound of a sample all at `lo` is its Clopper-Pearson

@@ -25,10 +25,12 @@ META = "gameeval_compare"  # the task metadata naming which side (A or B) a log 
 RECORD_KEY = "gameeval_record"  # as inspect_ext/solver.py writes it
 
 
-def build_tasks(games: Sequence[str], models: dict[str, str], task_args: dict[str, Any], roles: dict[str, str]) -> list[Any]:
-    import gameeval.tasks as registered
+def build_tasks(
+    games: Sequence[str], models: dict[str, str], task_args: dict[str, Any], roles: dict[str, str]
+) -> list[Any]:
     from inspect_ai import task_with
 
+    import gameeval.tasks as registered
     from pytest_gameeval.analysis.tournament import _model, short_labels
 
     distinct = list(dict.fromkeys(models.values()))
@@ -39,15 +41,24 @@ def build_tasks(games: Sequence[str], models: dict[str, str], task_args: dict[st
         spec.select_rows(spec.parse_options(task_args))  # bad task arguments: one clear error before anything runs
         unknown = sorted(set(roles) - spec.bindable_roles())
         if unknown and len(games) == 1:
-            raise GameEvalError(f"{game} has no model role {', '.join(unknown)}; its roles: {', '.join(sorted(spec.bindable_roles())) or 'none'}")
+            raise GameEvalError(
+                f"{game} has no model role {', '.join(unknown)}; its roles: "
+                f"{', '.join(sorted(spec.bindable_roles())) or 'none'}"
+            )
         game_roles = {r: m for r, m in roles.items() if r in spec.bindable_roles()}
         for side in SIDES:
             check_scripted_model(models[side], spec)
             task = getattr(registered, game)(**task_args)
             metadata = {**(task.metadata or {}), META: side}
-            tasks.append(task_with(task, name=f"{game} {side}={labels.get(models[side], models[side])}",
-                                   model=_model(models[side]), model_roles={r: _model(m) for r, m in game_roles.items()},
-                                   metadata=metadata))
+            tasks.append(
+                task_with(
+                    task,
+                    name=f"{game} {side}={labels.get(models[side], models[side])}",
+                    model=_model(models[side]),
+                    model_roles={r: _model(m) for r, m in game_roles.items()},
+                    metadata=metadata,
+                )
+            )
     return tasks
 
 
@@ -57,12 +68,19 @@ def play(tasks: list[Any], log_dir: Path, *, limit: int | None, epochs: int | No
     from pytest_gameeval.analysis.tournament import harness_errors
 
     # a failed run is re-run by running the same command again (eval_set resumes), not retried here
-    kwargs: dict[str, Any] = {"log_dir": str(log_dir), "max_tasks": len(tasks), "retry_attempts": 0, "retry_immediate": False}
+    kwargs: dict[str, Any] = {
+        "log_dir": str(log_dir),
+        "max_tasks": len(tasks),
+        "retry_attempts": 0,
+        "retry_immediate": False,
+    }
     kwargs.update({k: v for k, v in (("limit", limit), ("epochs", epochs), ("display", display)) if v is not None})
     ok, logs = eval_set(tasks, **kwargs)
     if not ok:
         errors = harness_errors(logs)
-        raise GameEvalError(f"a run failed{f': {errors[0]}' if errors else ''}; re-run the same command to resume (logs in {log_dir})")
+        raise GameEvalError(
+            f"a run failed{f': {errors[0]}' if errors else ''}; re-run the same command to resume (logs in {log_dir})"
+        )
 
 
 def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str, Any]]], dict[tuple[str, str], str],
@@ -118,15 +136,24 @@ def check_versions(games: Sequence[str], versions: dict[tuple[str, str], set[str
     return out
 
 
-def analyze(games: Sequence[str], cases: dict[tuple[str, str], list[dict[str, Any]]], names: dict[str, str], *,
-            alpha: float, tolerance: float, metrics: dict[str, dict[str, tuple[bool | None, float | None]]]) -> dict[str, Any]:
+def analyze(
+    games: Sequence[str],
+    cases: dict[tuple[str, str], list[dict[str, Any]]],
+    names: dict[str, str],
+    *,
+    alpha: float,
+    tolerance: float,
+    metrics: dict[str, dict[str, tuple[bool | None, float | None]]],
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for game in games:
         a, b = cases.get((game, "A"), []), cases.get((game, "B"), [])
         if not a or not b:
             results[game] = decide(game, missing=f"no finished run of {'A' if not a else 'B'}").as_dict()
             continue
-        tested: dict[str, tuple[bool | None, float | None]] = {key: (True, None) for key in get_spec(game).default_gated}
+        tested: dict[str, tuple[bool | None, float | None]] = {
+            key: (True, None) for key in get_spec(game).default_gated
+        }
         tested.update(metrics.get(game, {}))
         known = set(get_spec(game).rate_keys) | set(get_spec(game).mean_keys)
         for metric in tested:
@@ -134,8 +161,10 @@ def analyze(games: Sequence[str], cases: dict[tuple[str, str], list[dict[str, An
                 raise GameEvalError(f"metric {game}.{metric}: not a score of {game}")
         specs = [(m, h, tolerance if t is None else t) for m, (h, t) in tested.items() if h is not None]
         result = judge(game, a, b, specs, alpha / 2, alpha / 2).as_dict()
-        result["seats"] = {side: sorted({f"{seat}={model}" for c in cs for seat, model in (c.get("seats") or {}).items()})
-                           for side, cs in (("A", a), ("B", b))}
+        result["seats"] = {
+            side: sorted({f"{seat}={model}" for c in cs for seat, model in (c.get("seats") or {}).items()})
+            for side, cs in (("A", a), ("B", b))
+        }
         results[game] = result
     return {"A": names["A"], "B": names["B"], "alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha,
             "games": results, "difference": "B - A (B is the 'new' side of every verdict)"}
@@ -169,9 +198,14 @@ def write_plot(result: dict[str, Any], path: Path) -> None:
             ax.plot([change], [i], "o", color="C0")
         ax.text(1.02, i, f"{g['result']}, p={headline['p']:.3g}" if headline.get("p") is not None else g["result"],
                 transform=ax.get_yaxis_transform(), va="center", fontsize=8)
-    ax.set_yticks(range(len(games)), [f"{g} ({next(iter(result['games'][g]['metrics']), '–')})" for g in games[::-1]], fontsize=8)
+    ax.set_yticks(
+        range(len(games)), [f"{g} ({next(iter(result['games'][g]['metrics']), '–')})" for g in games[::-1]], fontsize=8
+    )
     ax.set_xlim(-1.05, 1.05)
-    ax.set_xlabel(f"difference of the headline, B − A ({round(100 * result['confidence'])}% interval; grey: same within ±{tol})", fontsize=9)
+    ax.set_xlabel(
+        f"difference of the headline, B − A ({round(100 * result['confidence'])}% interval; grey: same within ±{tol})",
+        fontsize=9,
+    )
     ax.set_ylim(-0.6, len(games) - 0.4)
     ax.set_title(f"A = {result['A']}\nB = {result['B']}", fontsize=8)
     fig.tight_layout()

@@ -41,11 +41,24 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from pytest_gameeval.analysis.gate_config import GateConfig
 from pytest_gameeval.analysis.game_verdict import GameVerdict, decide
+from pytest_gameeval.analysis.gate_config import GateConfig
 from pytest_gameeval.analysis.verdict import (
-    BETTER, MEAN, MISSING, RATE, SAME, TOO_FEW, UNDECIDED, WORSE, compare_metric, is_paired, judge_metric, mean_change,
-    outcome_breakdown, played, rate_change,
+    BETTER,
+    MEAN,
+    MISSING,
+    RATE,
+    SAME,
+    TOO_FEW,
+    UNDECIDED,
+    WORSE,
+    compare_metric,
+    is_paired,
+    judge_metric,
+    mean_change,
+    outcome_breakdown,
+    played,
+    rate_change,
 )
 
 # re-exported: what the plugin's runner, the benchmarks and the tests import from here

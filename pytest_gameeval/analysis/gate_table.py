@@ -31,9 +31,11 @@ def gate_markdown(gate: dict[str, Any], new_model: str = "?") -> list[str]:
         for name, metric, v in rows:
             verdict_cell = f"**{v['verdict']}**" if fails(v["verdict"]) else v["verdict"]
             design = "paired" if v.get("paired") else "independent"
-            lines.append(f"| {name}.{metric} | {v.get('direction', '')} | {_num(v.get('old'))} | {_num(v.get('new'))} | "
-                         f"{_num(v.get('change'), signed=True)} | {interval(v.get('ci'))} | {v.get('games', '')} | "
-                         f"{design} | {verdict_cell} |")
+            lines.append(
+                f"| {name}.{metric} | {v.get('direction', '')} | {_num(v.get('old'))} | {_num(v.get('new'))} | "
+                f"{_num(v.get('change'), signed=True)} | {interval(v.get('ci'))} | {v.get('games', '')} | "
+                f"{design} | {verdict_cell} |"
+            )
         lines.append("")
     for name, g in sorted(gate["games"].items()):
         reason = f": {g['reason']}" if g.get("reason") else ""

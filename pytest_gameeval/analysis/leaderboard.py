@@ -5,7 +5,8 @@ writes `leaderboard.html` (a sortable table, no server, sorting is a few lines o
 the rows are already in rating order without it) and `leaderboard.md` (the same table).
 
 Rows are evaluated models, columns games, one column per version of a game (docs/versions.md): runs
-of two versions of a game measured different games, so they share no cell and no rating. A cell is the game's headline (its declared
+of two versions of a game measured different games, so they share no cell and no rating.
+A cell is the game's headline (its declared
 `spec.headline`) over every game that model played: the value, its 95% interval (Wilson for 0/1
 values, Student-t otherwise) and the games played, linked to the logs it came from.
 
@@ -124,7 +125,9 @@ def add_log(board: Board, path: Path, root: Path) -> bool:
         if value is not None:  # undefined for this game (e.g. a mean over no success): not a game of the headline
             cell.values.append(value)
     if len(cell.values) > before:
-        cell.sources.append(Source(path.name, path, str(path.relative_to(root)) if path.is_relative_to(root) else path.name))
+        cell.sources.append(
+            Source(path.name, path, str(path.relative_to(root)) if path.is_relative_to(root) else path.name)
+        )
     return True
 
 
@@ -169,7 +172,9 @@ def read_inputs(paths: Iterable[str | Path]) -> Board:
             elif not given.is_dir():
                 raise GameEvalError(f"{path}: neither an inspect log (.eval, .json) nor a gameeval report")
     if not board.cells:
-        raise GameEvalError("no gameeval games in " + ", ".join(map(str, paths)) + " (give inspect logs or report JSON)")
+        raise GameEvalError(
+            "no gameeval games in " + ", ".join(map(str, paths)) + " (give inspect logs or report JSON)"
+        )
     return board
 
 
@@ -223,19 +228,28 @@ def rating(board: Board, *, n_resamples: int = 1000, seed: int = 0) -> dict[str,
     ratings = {}
     for m in models:
         ci = [float(np.percentile(draws[m], 2.5)), float(np.percentile(draws[m], 97.5))] if draws[m] else [None, None]
-        games_rated = sum(1 for g in games if (m, g) in board.cells and sum(1 for o in models if (o, g) in board.cells) > 1)
+        games_rated = sum(
+            1 for g in games if (m, g) in board.cells and sum(1 for o in models if (o, g) in board.cells) > 1
+        )
         ratings[m] = {"rating": point[m], "ci": ci, "games_rated": games_rated}
     rated = {"ratings": {m: r for m, r in ratings.items() if r["rating"] is not None}}
     groups = tiers(rated)
-    return {"method": "share of other models beaten on each game's headline (ties half), averaged over games; "
-                      f"95% percentile bootstrap over each cell's games, rates drawn from their Jeffreys posterior ({n_resamples} resamples, seed {seed})",
-            "ratings": ratings, "tiers": groups, "ranking": ranking_text(groups)}
+    return {
+        "method": "share of other models beaten on each game's headline (ties half), averaged over games; "
+        f"95% percentile bootstrap over each cell's games, rates drawn from their Jeffreys posterior ({n_resamples} "
+        f"resamples, seed {seed})",
+        "ratings": ratings,
+        "tiers": groups,
+        "ranking": ranking_text(groups),
+    }
 
 
 def build(board: Board, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The leaderboard as data: rows in rating order (unrated models last)."""
     r = rating(board, n_resamples=n_resamples, seed=seed)
-    order = sorted(board.models, key=lambda m: (r["ratings"][m]["rating"] is None, -(r["ratings"][m]["rating"] or 0), m))
+    order = sorted(
+        board.models, key=lambda m: (r["ratings"][m]["rating"] is None, -(r["ratings"][m]["rating"] or 0), m)
+    )
     games = board.games
     rows = []
     for m in order:
@@ -249,8 +263,17 @@ def build(board: Board, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, 
     versions: dict[str, list[str]] = defaultdict(list)
     for g in games:
         versions[game_of(g)].append(version_of(g))
-    columns = [{"game": g, "name": game_of(g), "version": version_of(g), "title": _title(g, len(versions[game_of(g)]) > 1),
-                "headline": headline(g), "direction": "higher" if higher_is_better(g) else "lower"} for g in games]
+    columns = [
+        {
+            "game": g,
+            "name": game_of(g),
+            "version": version_of(g),
+            "title": _title(g, len(versions[game_of(g)]) > 1),
+            "headline": headline(g),
+            "direction": "higher" if higher_is_better(g) else "lower",
+        }
+        for g in games
+    ]
     return {"schema": 1, "columns": columns, "rows": rows, "rating": {k: v for k, v in r.items() if k != "ratings"},
             "skipped": board.skipped}
 
@@ -304,7 +327,9 @@ document.querySelectorAll("table.board th[data-col]").forEach(function (th) {
   th.addEventListener("click", function () {
     var body = th.closest("table").tBodies[0], col = +th.dataset.col;
     var down = th.dataset.dir !== "down"; th.dataset.dir = down ? "down" : "up";
-    var key = function (tr) { var v = tr.cells[col].dataset.sort; return v === undefined ? tr.cells[col].textContent : +v; };
+    var key = function (tr) {
+      var v = tr.cells[col].dataset.sort; return v === undefined ? tr.cells[col].textContent : +v;
+    };
     Array.from(body.rows).sort(function (a, b) {
       var x = key(a), y = key(b);
       if (typeof x === "string") { return down ? x.localeCompare(y) : y.localeCompare(x); }
@@ -365,8 +390,9 @@ def render_html(board: dict[str, Any], view_url: str, out_dir: Path) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>gameeval leaderboard</title><style>{CSS}</style></head>
 <body><h1>gameeval leaderboard</h1>
 <p class="note">Each cell: the game's headline over every game the model played, its 95% interval and the number
-of games (n); "log" links open the game's log in <code>inspect view</code> (start <code>inspect view --log-dir DIR</code>
-on the directory given to <code>gameeval leaderboard</code>; address {e(view_url)}) or the report file.
+of games (n); "log" links open the game's log in <code>inspect view</code> (start
+<code>inspect view --log-dir DIR</code> on the directory given to <code>gameeval leaderboard</code>;
+address {e(view_url)}) or the report file.
 Rating: {e(board["rating"]["method"])}. Click a column heading to sort.</p>
 <p class="note">Ranking as far as the rating intervals allow: <b>{e(board["rating"]["ranking"])}</b></p>
 <table class="board"><thead><tr>{"".join(head)}</tr></thead>

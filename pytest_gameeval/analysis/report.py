@@ -20,12 +20,12 @@ from typing import Any, Iterable
 
 import jsonlines
 
+from pytest_gameeval.analysis.game_verdict import MISSING, WORSE, decide, fails
+from pytest_gameeval.analysis.verdict import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import GameSpec
-from pytest_gameeval.analysis.game_verdict import MISSING, WORSE, decide, fails
-from pytest_gameeval.analysis.verdict import judge
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1
@@ -136,7 +136,10 @@ def git_info(root: str | Path) -> dict[str, Any] | None:
             return None
         status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
                                 capture_output=True, text=True, timeout=10)
-        return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip()) if status.returncode == 0 else None}
+        return {
+            "commit": commit.stdout.strip(),
+            "dirty": bool(status.stdout.strip()) if status.returncode == 0 else None,
+        }
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -182,7 +185,9 @@ def validate(report: Any, where: str = "report") -> dict[str, Any]:
             if not isinstance(case.get(key), typ):
                 raise GameEvalError(f"{where}: case #{i} field {key!r} is missing or not a {typ.__name__}")
         if case["game"] not in report["games"]:
-            raise GameEvalError(f"{where}: case {case['id']!r} names game {case['game']!r}, which the report does not describe")
+            raise GameEvalError(
+                f"{where}: case {case['id']!r} names game {case['game']!r}, which the report does not describe"
+            )
         if case["status"] == "played" and not isinstance(case.get("scores"), dict):
             raise GameEvalError(f"{where}: played case {case['id']!r} has no scores")
     return report
@@ -239,9 +244,11 @@ def version_changes(old: dict[str, Any], new: dict[str, Any], games: Iterable[st
 def version_reason(change: str, flag: str) -> str:
     name, _, versions = change.partition(" ")
     vo, _, vn = versions.partition(" -> ")
-    return (f"{name}: incomparable game versions (old: {vo}, new: {vn}): the game itself changed (its README's changelog "
-            f"says what), so a difference would not be the model's; re-make the baseline with {name} version {vn} "
-            f"(or pass {flag} to compare anyway)")
+    return (
+        f"{name}: incomparable game versions (old: {vo}, new: {vn}): the game itself changed (its README's changelog "
+        f"says what), so a difference would not be the model's; re-make the baseline with {name} version {vn} "
+        f"(or pass {flag} to compare anyway)"
+    )
 
 
 def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None, *,
@@ -253,7 +260,9 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
     if games is None:
         games = sorted(set(old["games"]) & set(new["games"]))
     games = list(games)
-    reasons = [] if allow_version_change else [version_reason(c, version_flag) for c in version_changes(old, new, games)]
+    reasons = (
+        [] if allow_version_change else [version_reason(c, version_flag) for c in version_changes(old, new, games)]
+    )
     for name in games:
         if name not in old["games"]:
             reasons.append(f"{name} is not in the baseline")
@@ -266,12 +275,16 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
             reasons.append(f"{name}: structured decoding differs (old: {decoding(o)}, new: {decoding(n)}; "
                            "format errors mean different things; --allow-structured-mismatch compares anyway)")
         if o.get("opponents") and n.get("opponents") and o["opponents"] != n["opponents"]:  # {}: no game played
-            reasons.append(f"{name}: different opponents (old: {_seats(o['opponents'])}; new: {_seats(n['opponents'])}): "
-                           "a score against one opponent says nothing about the other")
+            reasons.append(
+                f"{name}: different opponents (old: {_seats(o['opponents'])}; new: {_seats(n['opponents'])}): "
+                "a score against one opponent says nothing about the other"
+            )
         ro, rn = rule_options(o), rule_options(n)
         changed = sorted(k for k in set(ro) | set(rn) if ro.get(k) != rn.get(k))
         if changed:
-            reasons.append(f"{name}: different game options " + ", ".join(f"{k}={ro.get(k)!r}->{rn.get(k)!r}" for k in changed))
+            reasons.append(
+                f"{name}: different game options " + ", ".join(f"{k}={ro.get(k)!r}->{rn.get(k)!r}" for k in changed)
+            )
     return reasons
 
 
@@ -298,7 +311,9 @@ def missing_sides(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
     """game -> one line saying which side has no played game of it, for every game of either report."""
     out: dict[str, str] = {}
     for name in sorted(set(old["games"]) | set(new["games"])):
-        sides = [f"{side}: {why}" for side, report in (("old", old), ("new", new)) if (why := _missing_side(report, name))]
+        sides = [
+            f"{side}: {why}" for side, report in (("old", old), ("new", new)) if (why := _missing_side(report, name))
+        ]
         if sides:
             out[name] = "; ".join(sides)
     return out
@@ -316,8 +331,13 @@ def headline_of(name: str, game: dict[str, Any]) -> str | None:
     return next((k for k, d in game["directions"].items() if d == "higher"), None)  # None: nothing to test
 
 
-def tested_metrics(name: str, old_game: dict[str, Any], new_game: dict[str, Any], tolerance: float,
-                   extra: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None) -> list[tuple[str, bool, float]]:
+def tested_metrics(
+    name: str,
+    old_game: dict[str, Any],
+    new_game: dict[str, Any],
+    tolerance: float,
+    extra: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None,
+) -> list[tuple[str, bool, float]]:
     """(metric, higher is better, tolerance): the metrics the new report's game is gated on by
     default (its headline and turn-level measure), then the metrics the user names."""
     headline = headline_of(name, new_game)
@@ -331,8 +351,10 @@ def tested_metrics(name: str, old_game: dict[str, Any], new_game: dict[str, Any]
         if higher is None:
             continue
         if metric not in known and metric in named:  # a default one the old report lacks: judge_game says so
-            raise GameEvalError(f"metric {name}.{metric}: not a score of {name} in the old report "
-                                f"(rates: {', '.join(old_game['rate_keys'])}; means: {', '.join(old_game['mean_keys'])})")
+            raise GameEvalError(
+                f"metric {name}.{metric}: not a score of {name} in the old report "
+                f"(rates: {', '.join(old_game['rate_keys'])}; means: {', '.join(old_game['mean_keys'])})"
+            )
         out.append((metric, higher, tolerance if tol is None else tol))
     return out
 
@@ -377,15 +399,24 @@ def render_markdown(diff: dict[str, Any]) -> str:
     else:
         tail = f"Verdict ({new_model} vs {old_model}): no game worse beyond its tolerance."
     if diff.get("version_changes"):
-        tail += (" Game versions differ, compared anyway (--allow-version-change): " + ", ".join(diff["version_changes"])
-                 + ": a difference may be the game's, not the model's.")
+        tail += (
+            " Game versions differ, compared anyway (--allow-version-change): "
+            + ", ".join(diff["version_changes"])
+            + ": a difference may be the game's, not the model's."
+        )
     if diff.get("missing"):
         tail += " Missing: " + "; ".join(f"{g} ({why})" for g, why in diff["missing"].items()) + "."
-    note = (f"Each game's headline (and any --metric named) tested once: paired (exact McNemar with Newcombe's paired interval "
-            f"for 0/1 values, paired t otherwise) where both reports played the same cases with the same seeds, else "
-            f"independent (Fisher with Newcombe's interval, Welch's t); {round(100 * diff['confidence'])}% intervals, "
-            f"alpha={diff['alpha']} two-sided, tolerance=±{diff['tolerance']} ('same' = the whole distribution-free 'same' interval inside it). "
-            "Outcome shares: one test over the whole distribution, evidence only.")
-    decodings = sorted({f"{g} {diff['old']['structured'].get(g, 'missing')} -> {d}" for g, d in diff["new"]["structured"].items()})
+    note = (
+        "Each game's headline (and any --metric named) tested once: paired (exact McNemar with Newcombe's paired "
+        "interval "
+        f"for 0/1 values, paired t otherwise) where both reports played the same cases with the same seeds, else "
+        f"independent (Fisher with Newcombe's interval, Welch's t); {round(100 * diff['confidence'])}% intervals, "
+        f"alpha={diff['alpha']} two-sided, tolerance=±{diff['tolerance']} ('same' = the whole distribution-free "
+        "'same' interval inside it). "
+        "Outcome shares: one test over the whole distribution, evidence only."
+    )
+    decodings = sorted(
+        {f"{g} {diff['old']['structured'].get(g, 'missing')} -> {d}" for g, d in diff["new"]["structured"].items()}
+    )
     note += " Structured decoding (old -> new): " + "; ".join(decodings) + "."
     return "\n".join([markdown(diff["games"], old_model, new_model), "", tail, note])

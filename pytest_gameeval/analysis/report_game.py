@@ -14,7 +14,10 @@ def _usage(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     usage: dict[str, dict[str, Any]] = {}
     for c in cases:
         for seat, u in (c.get("usage") or {}).items():
-            agg = usage.setdefault(seat, {"role": c["seats"][seat]["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0})
+            agg = usage.setdefault(
+                seat,
+                {"role": c["seats"][seat]["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0},
+            )
             if c["seats"][seat]["model"] not in agg["models"]:
                 agg["models"].append(c["seats"][seat]["model"])
             for k in ("input_tokens", "output_tokens", "calls"):

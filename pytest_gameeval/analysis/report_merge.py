@@ -54,7 +54,9 @@ def _check_same(reports: list[tuple[Path, dict[str, Any]]]) -> None:
                                     f"{first['settings'].get(key)!r} vs {report['settings'].get(key)!r}")
         for key in ("models", "package"):
             if report[key] != first[key]:
-                raise GameEvalError(f"{path} and {first_path} are slices of different runs: {key} {first[key]} vs {report[key]}")
+                raise GameEvalError(
+                    f"{path} and {first_path} are slices of different runs: {key} {first[key]} vs {report[key]}"
+                )
     entries: dict[str, tuple[Path, dict[str, Any]]] = {}
     for path, report in reports:
         for name, game in report["games"].items():
@@ -64,8 +66,10 @@ def _check_same(reports: list[tuple[Path, dict[str, Any]]]) -> None:
             other_path, other = entries[name]
             for key in SAME_GAME:
                 if key == "version" and game_version(game) != game_version(other):
-                    raise GameEvalError(f"{name}: slices of different game versions ({other_path}: {game_version(other)}, "
-                                        f"{path}: {game_version(game)}): play every slice with one version")
+                    raise GameEvalError(
+                        f"{name}: slices of different game versions ({other_path}: {game_version(other)}, "
+                        f"{path}: {game_version(game)}): play every slice with one version"
+                    )
                 if game.get(key) != other.get(key):
                     raise GameEvalError(f"{name}: {other_path} and {path} are slices of different runs ({key} differs)")
 
@@ -76,25 +80,35 @@ def _records(path: Path, report: dict[str, Any]) -> list[dict[str, Any]]:
     name = (report.get("run") or {}).get("records")
     file = path.parent / str(name)
     if not name or not file.is_file():
-        raise GameEvalError(f"{path}: its game records ({file.name if name else 'no records file named'}) are missing beside it: "
-                            "the merged metrics are computed from them")
+        raise GameEvalError(
+            f"{path}: its game records ({file.name if name else 'no records file named'}) are missing beside it: "
+            "the merged metrics are computed from them"
+        )
     with jsonlines.open(file) as reader:
         return list(reader)
 
 
-def _game(name: str, entry: dict[str, Any], cases: list[dict[str, Any]], records: list[dict[str, Any]]) -> dict[str, Any]:
+def _game(
+    name: str, entry: dict[str, Any], cases: list[dict[str, Any]], records: list[dict[str, Any]]
+) -> dict[str, Any]:
     if entry.get("data_error") or name not in GAMES:
         return entry
     spec = get_spec(name)
     if game_version(entry) != spec.version:
-        raise GameEvalError(f"{name}: the slices were played with game version {game_version(entry)}, this pytest-gameeval "
-                            f"has version {spec.version}: merge with the pytest-gameeval that played them")
+        raise GameEvalError(
+            f"{name}: the slices were played with game version {game_version(entry)}, this pytest-gameeval "
+            f"has version {spec.version}: merge with the pytest-gameeval that played them"
+        )
     ids = [c["id"] for c in cases]
     if len(ids) != entry["cases_selected"]:
         raise GameEvalError(f"{name}: the slices hold {len(ids)} of its {entry['cases_selected']} selected cases: "
                             "a slice did not report all its cases (deselected with -k or -m?)")
-    played = sorted((GameRecord.from_dict(r) for r in records if r["game"] == name), key=lambda r: (r.instance_id, r.epoch))
-    return game_entry(spec, entry["options"], entry["dataset"], entry["cases_selected"], cases, played, entry["directions"])
+    played = sorted(
+        (GameRecord.from_dict(r) for r in records if r["game"] == name), key=lambda r: (r.instance_id, r.epoch)
+    )
+    return game_entry(
+        spec, entry["options"], entry["dataset"], entry["cases_selected"], cases, played, entry["directions"]
+    )
 
 
 def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -116,11 +130,21 @@ def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[di
     games = {name: _game(name, entries[name], [c for c in ordered if c["game"] == name], list(records.values()))
              for name in sorted(entries)}
     first = reports[0][1]
-    run = {**first["run"], "seconds": round(sum(r["run"].get("seconds") or 0 for _, r in reports), 2),
-           "workers": sum(r["run"].get("workers") or 0 for _, r in reports), "records": out.with_suffix(".records.jsonl").name,
-           "merged_from": [f"{p} (slice {r['shard']['index']}/{r['shard']['count']})" for p, r in reports]}
-    merged = {**{k: v for k, v in first.items() if k != "shard"}, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "run": run, "games": games, "cases": ordered, "gate": None}
+    run = {
+        **first["run"],
+        "seconds": round(sum(r["run"].get("seconds") or 0 for _, r in reports), 2),
+        "workers": sum(r["run"].get("workers") or 0 for _, r in reports),
+        "records": out.with_suffix(".records.jsonl").name,
+        "merged_from": [f"{p} (slice {r['shard']['index']}/{r['shard']['count']})" for p, r in reports],
+    }
+    merged = {
+        **{k: v for k, v in first.items() if k != "shard"},
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "run": run,
+        "games": games,
+        "cases": ordered,
+        "gate": None,
+    }
     from pytest_gameeval.analysis.report import validate
 
     return validate(merged, str(out)), [records[k] for k in sorted(records)]

@@ -14,17 +14,17 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from types import ModuleType
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Sequence
 
+from pytest_gameeval.backends.local_weights import canonical_model_name
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.files import save_figure, write_text
+from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.games.spyfall import tournament as spyfall_tournament
 from pytest_gameeval.games.tofukingdom import tournament as tofukingdom_tournament
-from pytest_gameeval.backends.local_weights import canonical_model_name
 from pytest_gameeval.metrics.ratings import ranking_text
 from pytest_gameeval.metrics.tournament import SeatedGame
 
@@ -79,7 +79,9 @@ def short_labels(models: Sequence[str]) -> dict[str, str]:
 def parse_models(text: str | Sequence[str]) -> list[str]:
     # a local GGUF by its identity (gameeval/local/<file>@<sha>): two local models are two
     # players, and the same file named twice (gameeval/local, gameeval/local/smollm2-135m) is one
-    models = [canonical_model_name(m.strip()) for m in (text.split(",") if isinstance(text, str) else text) if m.strip()]
+    models = [
+        canonical_model_name(m.strip()) for m in (text.split(",") if isinstance(text, str) else text) if m.strip()
+    ]
     if len(models) < 2:
         raise GameEvalError("a tournament needs at least two models (--models A,B[,C...])")
     dupes = sorted({m for m in models if models.count(m) > 1})
@@ -109,16 +111,24 @@ def check_models(game: str, models: Sequence[str]) -> None:
 
 
 def build_tasks(matches: list[Matchup], task_args: dict[str, Any]) -> list[Any]:
-    import gameeval.tasks as registered  # the registered @task functions (gameeval/<game>)
     from inspect_ai import task_with
+
+    import gameeval.tasks as registered  # the registered @task functions (gameeval/<game>)
 
     tasks = []
     labels = short_labels(sorted({model for m in matches for _, model in m.seats}))
     for m in matches:
         task = getattr(registered, m.game)(evaluated=m.evaluated_side, **task_args)
         metadata = {**(task.metadata or {}), "gameeval_matchup": dict(m.seats)}
-        tasks.append(task_with(task, name=m.title(labels), model=_model(m.model),
-                               model_roles={side: _model(name) for side, name in m.model_roles.items()}, metadata=metadata))
+        tasks.append(
+            task_with(
+                task,
+                name=m.title(labels),
+                model=_model(m.model),
+                model_roles={side: _model(name) for side, name in m.model_roles.items()},
+                metadata=metadata,
+            )
+        )
     return tasks
 
 
@@ -148,7 +158,12 @@ def run(
     check_models(game, models)
     tasks = build_tasks(matchups(game, models, self_play), task_args)
     # every matchup may run at once by default (inspect still bounds connections per model)
-    kwargs: dict[str, Any] = {"log_dir": str(log_dir), "limit": limit, "epochs": epochs, "max_tasks": max_tasks or len(tasks)}
+    kwargs: dict[str, Any] = {
+        "log_dir": str(log_dir),
+        "limit": limit,
+        "epochs": epochs,
+        "max_tasks": max_tasks or len(tasks),
+    }
     if display:
         kwargs["display"] = display
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
@@ -160,7 +175,9 @@ def run(
             return ok, logs
         deterministic = harness_errors(logs)
         if deterministic:
-            raise GameEvalError(f"a matchup failed with a harness error, which re-running will not fix: {deterministic[0]}")
+            raise GameEvalError(
+                f"a matchup failed with a harness error, which re-running will not fix: {deterministic[0]}"
+            )
         if attempt < RETRY_ATTEMPTS:
             time.sleep(RETRY_WAIT)
     return ok, logs
@@ -218,7 +235,9 @@ def collect(game: str, log_dir: str | Path) -> Collected:
 
 
 # -- analysis -------------------------------------------------------------------------------
-def analyze(game: str, collected: Collected, models: list[str], *, n_resamples: int = 200, seed: int = 0) -> dict[str, Any]:
+def analyze(
+    game: str, collected: Collected, models: list[str], *, n_resamples: int = 200, seed: int = 0
+) -> dict[str, Any]:
     wanted = set(models)
     games = [g for g in collected.games if set(g.sides.values()) <= wanted]
     analysis = TOURNAMENTS[game].analyze(games, models, n_resamples=n_resamples, seed=seed)
@@ -266,7 +285,15 @@ def write_heatmap(result: dict[str, Any], path: Path) -> None:
                 ci = m.get("ci", [[None]])[i][j] if m.get("ci") else None
                 text = _cell_text(None if np.isnan(values[i, j]) else float(values[i, j]), ci, m["n"][i][j])
                 dark = np.isnan(values[i, j]) or values[i, j] < 0.6 * vmax
-                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="k" if np.isnan(values[i, j]) else ("w" if dark else "k"))
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="k" if np.isnan(values[i, j]) else ("w" if dark else "k"),
+                )
         ax.set_title(name.replace("_", " "), fontsize=10)
         fig.colorbar(im, ax=ax, fraction=0.046, label=("rate" if is_rate else "rounds"))
     ax = axes[-1]
@@ -276,7 +303,10 @@ def write_heatmap(result: dict[str, Any], path: Path) -> None:
     ratings = [bt["ratings"][n]["rating"] for n in names]
     lows = [bt["ratings"][n]["ci"][0] for n in names]
     highs = [bt["ratings"][n]["ci"][1] for n in names]
-    err = [[r - lo if lo is not None else 0 for r, lo in zip(ratings, lows)], [hi - r if hi is not None else 0 for r, hi in zip(ratings, highs)]]
+    err = [
+        [r - lo if lo is not None else 0 for r, lo in zip(ratings, lows)],
+        [hi - r if hi is not None else 0 for r, hi in zip(ratings, highs)],
+    ]
     ax.errorbar(ratings, y, xerr=err, fmt="o", capsize=4)
     ax.set_yticks(y, names, fontsize=8)
     ax.set_ylabel("model", fontsize=9)

@@ -24,11 +24,11 @@ from typing import Any
 from scipy import stats as scipy_stats
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.metrics.cluster import clustered_mean
 from pytest_gameeval.metrics.stats import mean, rate
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
 ALPHA = 0.01
@@ -159,8 +159,12 @@ def run_contrast(contrast: Contrast, *, max_games: int = MAX_GAMES, look_every: 
         # both arms play the same cases with the same seeds
         for i in range(len(strong), look * look_every):
             cases.append(rows[i % len(rows)].id)
-            strong.append(_value(spec, asyncio.run(_play_arm(spec, rows, options, contrast.strong, i, seed)), contrast.metric))
-            weak.append(_value(spec, asyncio.run(_play_arm(spec, rows, options, contrast.weak, i, seed)), contrast.metric))
+            strong.append(
+                _value(spec, asyncio.run(_play_arm(spec, rows, options, contrast.strong, i, seed)), contrast.metric)
+            )
+            weak.append(
+                _value(spec, asyncio.run(_play_arm(spec, rows, options, contrast.weak, i, seed)), contrast.metric)
+            )
         p = compare_arms(contrast.kind, strong, weak)
         looks.append({"games_per_arm": len(strong), "p_nominal": p})
         if p < threshold:

@@ -48,17 +48,50 @@ import numpy as np
 from scipy import stats
 
 from pytest_gameeval.analysis import bounds
+
 # the verdicts' names: what tests, benchmarks and tables import from here
 from pytest_gameeval.analysis.game_verdict import (
-    BETTER, FAILING, MISSING, MIN_GAMES, SAME, TOO_FEW, UNDECIDED, VERDICTS, WORSE, GameVerdict, decide,
+    BETTER,
+    FAILING,
+    MIN_GAMES,
+    MISSING,
+    SAME,
+    TOO_FEW,
+    UNDECIDED,
+    VERDICTS,
+    WORSE,
+    GameVerdict,
+    decide,
 )
 from pytest_gameeval.metrics.stats import rate
 
-
 RATE, MEAN = "rate", "mean"
-__all__ = ["BETTER", "FAILING", "MEAN", "MISSING", "MIN_GAMES", "RATE", "SAME", "TOO_FEW", "UNDECIDED", "VERDICTS",
-           "WORSE", "compare_metric", "is_paired", "judge", "judge_game", "judge_metric", "mean_change", "outcome_breakdown",
-           "paired_mean", "paired_rate", "pairs_of", "played", "rate_change", "same_interval"]
+__all__ = [
+    "BETTER",
+    "FAILING",
+    "MEAN",
+    "MISSING",
+    "MIN_GAMES",
+    "RATE",
+    "SAME",
+    "TOO_FEW",
+    "UNDECIDED",
+    "VERDICTS",
+    "WORSE",
+    "compare_metric",
+    "is_paired",
+    "judge",
+    "judge_game",
+    "judge_metric",
+    "mean_change",
+    "outcome_breakdown",
+    "paired_mean",
+    "paired_rate",
+    "pairs_of",
+    "played",
+    "rate_change",
+    "same_interval",
+]
 
 
 # -- two-sample comparisons ----------------------------------------------------------------
@@ -121,7 +154,9 @@ def played(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for c in cases if c.get("status") == "played" and isinstance(c.get("scores"), dict)]
 
 
-def pairs_of(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def pairs_of(
+    old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Played cases of both runs with the same case id and the same game seed, in the new run's
     order; each baseline case is the twin of one new case at most (two new cases with the same
     key take two baseline cases, or the second stays unpaired)."""
@@ -308,7 +343,9 @@ def judge_metric(metric: str, old_cases: Sequence[dict[str, Any]], new_cases: Se
 # -- the outcome breakdown, tested together ------------------------------------------------
 
 
-def outcome_breakdown(old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]], paired: bool) -> dict[str, Any]:
+def outcome_breakdown(
+    old_cases: Sequence[dict[str, Any]], new_cases: Sequence[dict[str, Any]], paired: bool
+) -> dict[str, Any]:
     """Counts of each outcome label on both sides and one test over the whole distribution
     (evidence only: it never decides a verdict)."""
     if paired:  # the same games on both sides: count the pairs only
@@ -317,8 +354,10 @@ def outcome_breakdown(old_cases: Sequence[dict[str, Any]], new_cases: Sequence[d
     else:
         old, new = played(old_cases), played(new_cases)
     labels = sorted({c.get("outcome") for c in old + new if c.get("outcome") is not None})
-    counts = {label: {"old": sum(c.get("outcome") == label for c in old), "new": sum(c.get("outcome") == label for c in new)}
-              for label in labels}
+    counts = {
+        label: {"old": sum(c.get("outcome") == label for c in old), "new": sum(c.get("outcome") == label for c in new)}
+        for label in labels
+    }
     out: dict[str, Any] = {"counts": counts, "test": None, "p": None}
     if len(labels) < 2:
         out["test"] = "one outcome only: nothing to test"

@@ -56,7 +56,8 @@ def markdown(games: dict[str, dict[str, Any]], old_model: str, new_model: str, n
     """One row per game and tested metric (the headline first), then the verdict's evidence."""
     o, n = sides
     lines = [
-        f"{o.capitalize()}: `{old_model}`; {n}: `{new_model}`. Change = {n} − {o}; the verdict says how {n} compares with {o}.",
+        f"{o.capitalize()}: `{old_model}`; {n}: `{new_model}`. Change = {n} − {o}; the verdict says how {n} compares "
+        f"with {o}.",
         "",
         f"| game | {o} model → {n} model | metric (better) | {o} (n) | {n} (n) | change | interval | p | test | "
         f"outcomes {o}→{n} (one test, evidence only) | verdict |",
@@ -72,9 +73,10 @@ def markdown(games: dict[str, dict[str, Any]], old_model: str, new_model: str, n
         for i, m in enumerate(rows):
             design = "paired" if m.get("paired") else ("independent" if "paired" in m else "–")
             lines.append(
-                f"| {name} | {pair} | {m['metric']} ({m.get('direction', '–')}) | {_num(m.get('old'))} ({m.get('n_old', '–')}) | "
-                f"{_num(m.get('new'))} ({m.get('n_new', '–')}) | {_num(m.get('change'), True)} | {interval(m.get('ci'))} | "
-                f"{_p(m.get('p'))} | {design}: {m.get('test') or '–'} | {outcomes_text(g.get('outcomes')) if i == 0 else ''} | "
+                f"| {name} | {pair} | {m['metric']} ({m.get('direction', '–')}) | "
+                f"{_num(m.get('old'))} ({m.get('n_old', '–')}) | {_num(m.get('new'))} ({m.get('n_new', '–')}) | "
+                f"{_num(m.get('change'), True)} | {interval(m.get('ci'))} | {_p(m.get('p'))} | "
+                f"{design}: {m.get('test') or '–'} | {outcomes_text(g.get('outcomes')) if i == 0 else ''} | "
                 f"{verdict if i == 0 else m.get('verdict', '')} |")
     if note:
         lines += ["", note]
@@ -85,10 +87,10 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
     """The gate's terminal block: (text, markup) per line; markup as pytest's TerminalWriter takes it."""
     old_model = model_of({"models": gate.get("baseline_models") or {}})
     out: list[tuple[str, dict[str, bool]]] = [
-        (f"regression gate: {new_model} against the baseline {old_model} ({gate['baseline']}; alpha={gate['alpha']}, "
-         f"beta={gate['beta']}, tolerance={gate['tolerance']}, {gate['looks']} looks):", {}),
-        (f"  {'game.metric':<26} {'better':<7} {'baseline':>9} {'new':>9} {'change':>8}  {'interval*':<19} {'games':>5}  "
-         f"{'design':<11} verdict", {}),
+        (f"regression gate: {new_model} against the baseline {old_model} ({gate['baseline']}; "
+         f"alpha={gate['alpha']}, beta={gate['beta']}, tolerance={gate['tolerance']}, {gate['looks']} looks):", {}),
+        (f"  {'game.metric':<26} {'better':<7} {'baseline':>9} {'new':>9} {'change':>8}  {'interval*':<19} "
+         f"{'games':>5}  {'design':<11} verdict", {}),
     ]
     for name, g in sorted(gate["games"].items()):
         for metric, v in g["metrics"].items():
@@ -102,14 +104,16 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
         result = g.get("result", "")
         tail = f": {g['reason']}" if g.get("reason") else ""
         games = (f" after {g['games_used']} of {g['cases_available']} games ({g['games_played']} played, "
-                 f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks)") if result != MISSING else ""
+                 f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks)"
+                 ) if result != MISSING else ""
         out.append((f"  {name}: {result.upper()} — {new_model} vs {old_model}{games}{tail}",
                     {"red": g["verdict"] == "fail", "green": result in (BETTER, SAME), "yellow": result == UNDECIDED}))
-    out.append(("  * two-sided interval of the change at the level of the metric's last test (1 - 2 x its share of alpha)", {}))
+    out.append(("  * two-sided interval of the change at the level of the metric's last test "
+                "(1 - 2 x its share of alpha)", {}))
     for name in gate.get("missing_from_baseline", []):
         allowed = gate.get("allow_missing")
-        out.append((f"  {name}: not in the baseline {old_model}" + (" (allowed)" if allowed else " (--gameeval-gate-allow-missing to accept)"),
-                    {"red": not allowed}))
+        hint = " (allowed)" if allowed else " (--gameeval-gate-allow-missing to accept)"
+        out.append((f"  {name}: not in the baseline {old_model}{hint}", {"red": not allowed}))
     for name in gate.get("not_gated", []):
         out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
     for name in gate.get("data_errors", []):
@@ -119,14 +123,16 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
     undecided = [n for n, g in sorted(gate["games"].items()) if g.get("result") == UNDECIDED]
     if undecided:
         games = ", ".join(f"{n} ({gate['games'][n]['games_used']} games)" for n in undecided)
-        out.append((f"  sample too small to decide: {games}: neither better, worse nor the same within the tolerance at "
-                    f"the stated error rates; {TOO_SMALL_HINT}", {"yellow": True}))
+        out.append((f"  sample too small to decide: {games}: neither better, worse nor the same within the "
+                    f"tolerance at the stated error rates; {TOO_SMALL_HINT}", {"yellow": True}))
     changed = gate.get("version_changes") or []
     versions = (f" [game versions differ, compared anyway (--gameeval-allow-version-change): {', '.join(changed)}: "
                 "a difference may be the game's, not the model's]") if changed else ""
     if failing:
-        out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}{versions}", {"red": True, "bold": True}))
+        out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}{versions}",
+                    {"red": True, "bold": True}))
     else:
-        out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game {' or '.join(results) or 'undecided'}; "
-                    f"none worse beyond its tolerance{versions}", {"green": True, "yellow": bool(changed)}))
+        out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game "
+                    f"{' or '.join(results) or 'undecided'}; none worse beyond its tolerance{versions}",
+                    {"green": True, "yellow": bool(changed)}))
     return out

@@ -47,10 +47,15 @@ def played_version(spec: GameSpec, sessions: list[Session]) -> tuple[str, str | 
     different games: one error line."""
     from pytest_gameeval.analysis.report import UNKNOWN_VERSION
 
-    seen = {((s.record or {}).get("game_version") or UNKNOWN_VERSION, (s.record or {}).get("game_fingerprint")) for s in sessions}
+    seen = {
+        ((s.record or {}).get("game_version") or UNKNOWN_VERSION, (s.record or {}).get("game_fingerprint"))
+        for s in sessions
+    }
     if len({v for v, _ in seen}) > 1:
-        raise GameEvalError(f"{spec.name}: the finished sessions were played with game versions "
-                            f"{', '.join(sorted({v for v, _ in seen}))}, which do not compare; export from a store of one version")
+        raise GameEvalError(
+            f"{spec.name}: the finished sessions were played with game versions "
+            f"{', '.join(sorted({v for v, _ in seen}))}, which do not compare; export from a store of one version"
+        )
     return next(iter(seen))
 
 
@@ -73,12 +78,26 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
         game, _ = spec.setup(row, 0, s.options)
         seat = game.evaluated_seat
         view = render(s.options.style, game.system_prompt(seat), record.events, seat)
-        samples.append(EvalSample(
-            id=sample_id(s), epoch=1, input=f"{spec.title}: {row.id}", target="", messages=to_inspect(view),
-            metadata={"row_id": row.id, "row": row.data, RECORD_KEY: record.to_dict(),
-                      "arena": {"player": s.player or "people", "started": _iso(s.created_at), "finished": _iso(s.finished_at or s.updated_at),
-                                "model_errors": s.model_errors}},
-        ))
+        samples.append(
+            EvalSample(
+                id=sample_id(s),
+                epoch=1,
+                input=f"{spec.title}: {row.id}",
+                target="",
+                messages=to_inspect(view),
+                metadata={
+                    "row_id": row.id,
+                    "row": row.data,
+                    RECORD_KEY: record.to_dict(),
+                    "arena": {
+                        "player": s.player or "people",
+                        "started": _iso(s.created_at),
+                        "finished": _iso(s.finished_at or s.updated_at),
+                        "model_errors": s.model_errors,
+                    },
+                },
+            )
+        )
     ids = [str(x.id) for x in samples]
     version, fingerprint = played_version(spec, sessions)
     log = EvalLog(
@@ -96,54 +115,83 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
         samples=samples,
     )
     # the game's scorer reads each sample's record and calls no model: a keyless stand-in model
-    return score(log, game_scorer(spec), model=get_model("mockllm/model"), action="overwrite", display="none", copy=False)
+    return score(
+        log, game_scorer(spec), model=get_model("mockllm/model"), action="overwrite", display="none", copy=False
+    )
+
+
+def _seat_usage(records: list[GameRecord]) -> dict[str, dict[str, Any]]:
+    """Per seat: its role, the models that played it and their summed tokens and calls."""
+    usage: dict[str, dict[str, Any]] = {}
+    for r in records:
+        for seat in r.seats:
+            agg = usage.setdefault(
+                seat["name"], {"role": seat["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0}
+            )
+            if seat["model"] not in agg["models"]:
+                agg["models"].append(seat["model"])
+            for k in ("input_tokens", "output_tokens", "calls"):
+                agg[k] += r.usage.get(seat["name"], {}).get(k, 0)
+    return usage
+
+
+def _game_entry(spec: GameSpec, sessions: list[Session], records: list[GameRecord]) -> dict[str, Any]:
+    from pytest_gameeval.analysis.report import dataset_digest
+
+    failures: dict[str, int] = defaultdict(int)
+    for r in records:
+        for kind, n in r.failure_totals().items():
+            failures[kind] += n
+    decodings = {r.structured for r in records}
+    version, fingerprint = played_version(spec, sessions)
+    higher = getattr(spec, "higher_is_better", None) or {}
+    n = len(sessions)
+    return {
+        "title": spec.title, "version": version, "fingerprint": fingerprint, "options": _options(sessions),
+        "dataset": dataset_digest(spec, sessions[0].options),
+        "cases_selected": n, "cases_reported": n, "cases_played": n, "cases_error": 0,
+        "metrics": spec.summarize(records), "rate_keys": list(spec.outcome_labels), "mean_keys": list(spec.mean_keys),
+        "directions": {k: ("higher" if v else "lower") for k, v in higher.items()},
+        "usage": _seat_usage(records), "failures": dict(failures),
+        "notes": sorted({note for r in records for note in r.notes}),
+        "structured": decodings.pop() if len(decodings) == 1 else "mixed",
+    }
+
+
+def _case_entry(name: str, spec: GameSpec, index: int, s: Session, r: GameRecord) -> dict[str, Any]:
+    from pytest_gameeval.inspect_ext.scorer import score_record
+
+    seats = {x["name"]: {"role": x["role"], "model": x["model"], "structured": bool(x.get("structured"))}
+             for x in r.seats}
+    return {
+        "id": f"{name}[{sample_id(s)}]", "game": name, "case": r.instance_id, "row": r.instance_id,
+        "trial": 0, "index": index, "status": "played",
+        "seconds": round((s.finished_at or s.updated_at) - s.created_at, 3),
+        "seed": r.seed, "outcome": r.label, "winner": r.outcome.get("winner"), "scores": score_record(spec, r),
+        "failures": r.failures, "usage": r.usage, "structured": r.structured, "seats": seats,
+    }
 
 
 def report(sessions_by_game: dict[str, list[Session]], model: str) -> dict[str, Any]:
     """The report JSON as the pytest plugin writes it (analysis/report.py validates it)."""
     from pytest_gameeval import __version__
-    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, dataset_digest, validate
-    from pytest_gameeval.inspect_ext.scorer import score_record
+    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, validate
 
     games: dict[str, Any] = {}
     cases: list[dict[str, Any]] = []
     for name, sessions in sorted(sessions_by_game.items()):
         spec = get_spec(name)
         records = [GameRecord.from_dict(s.record or {}) for s in sessions]
-        failures: dict[str, int] = defaultdict(int)
-        usage: dict[str, dict[str, Any]] = {}
-        for r in records:
-            for kind, n in r.failure_totals().items():
-                failures[kind] += n
-            for seat in r.seats:
-                agg = usage.setdefault(seat["name"], {"role": seat["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0})
-                if seat["model"] not in agg["models"]:
-                    agg["models"].append(seat["model"])
-                for k in ("input_tokens", "output_tokens", "calls"):
-                    agg[k] += r.usage.get(seat["name"], {}).get(k, 0)
-        decodings = {r.structured for r in records}
-        options = _options(sessions)
-        version, fingerprint = played_version(spec, sessions)
-        games[name] = {
-            "title": spec.title, "version": version, "fingerprint": fingerprint, "options": options, "dataset": dataset_digest(spec, sessions[0].options),
-            "cases_selected": len(sessions), "cases_reported": len(sessions), "cases_played": len(sessions), "cases_error": 0,
-            "metrics": spec.summarize(records), "rate_keys": list(spec.outcome_labels), "mean_keys": list(spec.mean_keys),
-            "directions": {k: ("higher" if v else "lower") for k, v in (getattr(spec, "higher_is_better", None) or {}).items()},
-            "usage": usage, "failures": dict(failures), "notes": sorted({n for r in records for n in r.notes}),
-            "structured": decodings.pop() if len(decodings) == 1 else "mixed",
-        }
-        for i, (s, r) in enumerate(zip(sessions, records)):
-            cases.append({"id": f"{name}[{sample_id(s)}]", "game": name, "case": r.instance_id, "row": r.instance_id, "trial": 0,
-                          "index": i, "status": "played", "seconds": round((s.finished_at or s.updated_at) - s.created_at, 3),
-                          "seed": r.seed, "outcome": r.label, "winner": r.outcome.get("winner"), "scores": score_record(spec, r),
-                          "failures": r.failures, "usage": r.usage, "structured": r.structured,
-                          "seats": {x["name"]: {"role": x["role"], "model": x["model"], "structured": bool(x.get("structured"))} for x in r.seats}})
+        games[name] = _game_entry(spec, sessions, records)
+        cases += [_case_entry(name, spec, i, s, r) for i, (s, r) in enumerate(zip(sessions, records))]
+    settings = {"games": sorted(games), "trials": 1, "limit": None, "seed": None, "options": [], "concurrency": None,
+                "cache": False, "source": "gameeval arena"}
     data = {
-        "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "package": {"name": "pytest-gameeval", "version": __version__}, "git": None,
         "models": {"evaluated": model, "roles": {"user": "people (gameeval arena)"}, "model_args": {}},
-        "settings": {"games": sorted(games), "trials": 1, "limit": None, "seed": None, "options": [], "concurrency": None,
-                     "cache": False, "source": "gameeval arena"},
+        "settings": settings,
         "run": {"pytest_args": [], "workers": 0, "seconds": 0, "python": sys.version.split()[0], "records": None},
         "games": games, "cases": cases, "gate": None,
     }

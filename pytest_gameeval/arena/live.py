@@ -23,18 +23,17 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, replace
-from typing import Any
 
+from pytest_gameeval.arena.store import Move, Session, Store, storable
 from pytest_gameeval.engine.errors import EngineError, GameEvalError
 from pytest_gameeval.engine.game import Seat
+from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.spec import GameSpec, Row
-from pytest_gameeval.engine.options import GameOptions
-from pytest_gameeval.arena.store import Move, Session, Store, storable
 from pytest_gameeval.games.arena.rules import USER_ROLE
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.players.scripted import ScriptedPlayer
 
 ARENA_GAMES = ("akinator", "taboo", "bluffing")
@@ -186,7 +185,9 @@ class ModelSeat(Player):
             self.model_seconds += time.perf_counter() - started
         if reply.error is not None:
             raise ModelFailed(f"the model's call failed: {reply.error.splitlines()[0][:200]}")
-        stored = await self.moves.store_new(ctx, reply.text, by_person=False, model_ms=round(1000 * (time.perf_counter() - started), 3))
+        stored = await self.moves.store_new(
+            ctx, reply.text, by_person=False, model_ms=round(1000 * (time.perf_counter() - started), 3)
+        )
         return replace(reply, text=stored)
 
 
@@ -225,7 +226,9 @@ async def advance(spec: GameSpec, session: Session, store: Store, model_player: 
         if seat.role != USER_ROLE:
             return model_seat
         strength = JUDGE_STRENGTH if JUDGE_STRENGTH in spec.scripted else next(iter(spec.scripted))
-        judge = ScriptedPlayer(spec.scripted[strength][USER_ROLE], derive_seed(session.seed, seat.name), f"scripted/{strength}")
+        judge = ScriptedPlayer(
+            spec.scripted[strength][USER_ROLE], derive_seed(session.seed, seat.name), f"scripted/{strength}"
+        )
         return PersonSeat(moves, judge, person_label(session.player))
 
     try:

@@ -64,9 +64,18 @@ def compute(store: Store, abandon_after: float = 1800.0) -> dict[str, Any]:
     per_game: list[dict[str, Any]] = []
     for (game, model), records in sorted(groups.items()):
         summary = get_spec(game).summarize(records)
-        per_game.append({"game": game, "title": get_spec(game).title, "model": model, "games": len(records),
-                         "win": summary["rates"]["win"], "outcomes": {k: v for k, v in summary["rates"].items() if k != "win"},
-                         "rounds": summary["rounds"], "retrospective": summary.get("retrospective", {})})
+        per_game.append(
+            {
+                "game": game,
+                "title": get_spec(game).title,
+                "model": model,
+                "games": len(records),
+                "win": summary["rates"]["win"],
+                "outcomes": {k: v for k, v in summary["rates"].items() if k != "win"},
+                "rounds": summary["rounds"],
+                "retrospective": summary.get("retrospective", {}),
+            }
+        )
     names = {n for p in pairs for n in p[0]}
     ratings = bradley_terry(pairs, n_resamples=BOOTSTRAP) if len(names) >= 2 else None
     abandoned = [s for s in sessions if s.status == LIVE and now - s.updated_at > abandon_after]
@@ -78,7 +87,9 @@ def compute(store: Store, abandon_after: float = 1800.0) -> dict[str, Any]:
         "sessions_in_progress": sum(s.status == LIVE for s in sessions) - len(abandoned),
         "sessions_abandoned": len(abandoned),
         "abandon_rate": rate(len(abandoned), len(abandoned) + len(finished)),
-        "rounds_per_session": mean([float(GameRecord.from_dict(s.record or {}).outcome["details"].get("rounds", 0)) for s in finished]),
+        "rounds_per_session": mean(
+            [float(GameRecord.from_dict(s.record or {}).outcome["details"].get("rounds", 0)) for s in finished]
+        ),
         "person_moves_per_session": mean([float(moves.get(s.id, 0)) for s in finished]),
         "minutes_per_session": mean(minutes),
         "median_minutes_per_session": statistics.median(minutes) if minutes else None,
@@ -117,7 +128,10 @@ def plot(summary: dict[str, Any]) -> bytes:
     if rows:
         labels = [f"{r['title']}\n{r['model']}" for r in rows]
         values = [r["win"]["value"] for r in rows]
-        errors = [[v - r["win"]["ci"][0] for v, r in zip(values, rows)], [r["win"]["ci"][1] - v for v, r in zip(values, rows)]]
+        errors = [
+            [v - r["win"]["ci"][0] for v, r in zip(values, rows)],
+            [r["win"]["ci"][1] - v for v, r in zip(values, rows)],
+        ]
         left.barh(labels, values, xerr=errors, color="#6a9fd8", capsize=4)
         left.set_xlim(0, 1)
     else:

@@ -34,7 +34,9 @@ DEFAULT_DB = "gameeval-arena.db"
 LIVE, FINISHED = "live", "finished"
 
 metadata = sa.MetaData()
-meta_table = sa.Table("arena_meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text))
+meta_table = sa.Table(
+    "arena_meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text)
+)
 sessions_table = sa.Table(
     "arena_sessions", metadata,
     sa.Column("id", sa.String(64), primary_key=True),
@@ -192,7 +194,9 @@ class Store:
             migrate(self.engine)
         except sa.exc.SQLAlchemyError as e:
             reason = str(getattr(e, "orig", None) or type(e).__name__).strip().splitlines()[:1] or [type(e).__name__]
-            raise GameEvalError(f"--db {shown_db(given)}: cannot open the database: {scrubbed(reason[0], given)}") from None
+            raise GameEvalError(
+                f"--db {shown_db(given)}: cannot open the database: {scrubbed(reason[0], given)}"
+            ) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -215,10 +219,22 @@ class Store:
         now = time.time()
         session.created_at = session.updated_at = now
         with self.engine.begin() as c:
-            c.execute(sessions_table.insert().values(
-                id=session.id, game=session.game, model=session.model, row_id=session.row_id, seed=session.seed,
-                options=json.dumps(session.options.as_dict()), player=session.player, status=LIVE, moves=0, model_errors=0,
-                created_at=now, updated_at=now))
+            c.execute(
+                sessions_table.insert().values(
+                    id=session.id,
+                    game=session.game,
+                    model=session.model,
+                    row_id=session.row_id,
+                    seed=session.seed,
+                    options=json.dumps(session.options.as_dict()),
+                    player=session.player,
+                    status=LIVE,
+                    moves=0,
+                    model_errors=0,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
 
     def add_move(self, session_id: str, move: Move) -> bool:
         """Store one move in one transaction; False if move `seq` is already taken (nothing stored)."""
@@ -226,8 +242,13 @@ class Store:
         with self.engine.begin() as c:
             advanced = c.execute(
                 sessions_table.update()
-                .where(sessions_table.c.id == session_id, sessions_table.c.moves == move.seq, sessions_table.c.status == LIVE)
-                .values(moves=move.seq + 1, updated_at=move.created_at))
+                .where(
+                    sessions_table.c.id == session_id,
+                    sessions_table.c.moves == move.seq,
+                    sessions_table.c.status == LIVE,
+                )
+                .values(moves=move.seq + 1, updated_at=move.created_at)
+            )
             if advanced.rowcount != 1:
                 c.rollback()
                 return False
@@ -278,8 +299,19 @@ class Store:
 
 def _session(row: Any) -> Session:
     return Session(
-        id=row["id"], game=row["game"], model=row["model"], row_id=row["row_id"], seed=row["seed"],
-        options=get_spec(row["game"]).parse_options(json.loads(row["options"])), player=row["player"], status=row["status"], moves=row["moves"],
-        model_errors=row["model_errors"], created_at=row["created_at"], updated_at=row["updated_at"],
-        finished_at=row["finished_at"], outcome=row["outcome"], record=json.loads(row["record"]) if row["record"] else None,
+        id=row["id"],
+        game=row["game"],
+        model=row["model"],
+        row_id=row["row_id"],
+        seed=row["seed"],
+        options=get_spec(row["game"]).parse_options(json.loads(row["options"])),
+        player=row["player"],
+        status=row["status"],
+        moves=row["moves"],
+        model_errors=row["model_errors"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        finished_at=row["finished_at"],
+        outcome=row["outcome"],
+        record=json.loads(row["record"]) if row["record"] else None,
     )

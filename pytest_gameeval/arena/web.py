@@ -7,7 +7,8 @@ when the browser sends one, an Origin equal to the server's own; the page only e
 the person's seat may see (its card, the host's messages to it, both seats' public words) until
 the game ends; the person's text is bounded (MAX_PERSON_CHARS), goes through the engine as the
 user seat's reply (quoted by the engine like any player's words, HTML-escaped here) and is
-written nowhere but the store (no access log). Pages are never cached, and their address (with the session id) is never sent to another site as a Referer.
+written nowhere but the store (no access log). Pages are never cached, and their
+address (with the session id) is never sent to another site as a Referer.
 
 Hostile requests get a 4xx with one message and the same headers (guards.py): a Host not served
 (TrustedHostMiddleware; no redirect ever builds an address from the Host), a body past MAX_BODY
@@ -41,7 +42,14 @@ from starlette.staticfiles import StaticFiles
 from pytest_gameeval.arena import results as arena_results
 from pytest_gameeval.arena.guards import BodyLimit, BodyTooLarge, Guard, SecurityHeaders
 from pytest_gameeval.arena.live import (
-    ARENA_GAMES, MAX_PERSON_CHARS, ModelFailed, MoveConflict, Played, advance, case_row, new_session,
+    ARENA_GAMES,
+    MAX_PERSON_CHARS,
+    ModelFailed,
+    MoveConflict,
+    Played,
+    advance,
+    case_row,
+    new_session,
 )
 from pytest_gameeval.arena.store import FINISHED, Session, Store, unstorable
 from pytest_gameeval.engine.events import HOST_MSG, REPLY, SPEECH
@@ -62,11 +70,11 @@ FORM_COOKIE = re.compile(r"[A-Za-z0-9_-]{32}")  # secrets.token_urlsafe(24)
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 HOW_TO = {
     "akinator": "Keep the object on your card in mind. The model asks yes/no questions and tries to guess it; "
-                "answer each question with one of the buttons.",
+    "answer each question with one of the buttons.",
     "taboo": f"Make the model say the word on your card without writing it yourself: one message per round, "
-             f"at most {MAX_CLUE} characters. The model wins if it guesses the word or lasts every round without saying it.",
+    f"at most {MAX_CLUE} characters. The model wins if it guesses the word or lasts every round without saying it.",
     "bluffing": "Defend the statement on your card, true or false as the card says. The model asks questions, "
-                "then says whether it believes you.",
+    "then says whether it believes you.",
 }
 
 
@@ -202,8 +210,14 @@ class Pages:
         if SESSION_ID.fullmatch(resume):
             session = await asyncio.to_thread(self.arena.store.get, resume)
             resume = resume if session is not None and session.status != FINISHED else None
-        response = _html("home.html", csrf=csrf, resume=resume or None, models=sorted(self.arena.models), max_nick=MAX_NICK,
-                         games=[(g, get_spec(g).title) for g in ARENA_GAMES])
+        response = _html(
+            "home.html",
+            csrf=csrf,
+            resume=resume or None,
+            models=sorted(self.arena.models),
+            max_nick=MAX_NICK,
+            games=[(g, get_spec(g).title) for g in ARENA_GAMES],
+        )
         response.set_cookie("arena_csrf", csrf, httponly=True, samesite="strict")
         return response
 
@@ -258,8 +272,14 @@ class Pages:
             if refused:
                 return await self._respond(request, session, None, started, status=400, error=refused)
             if session.status == FINISHED or form.get("seq") != str(session.moves):
-                return await self._respond(request, session, None, started, status=409,
-                                           error="That move was already sent (from another tab?). Here is the game as it stands.")
+                return await self._respond(
+                    request,
+                    session,
+                    None,
+                    started,
+                    status=409,
+                    error="That move was already sent (from another tab?). Here is the game as it stands.",
+                )
             return await self._respond(request, session, text, started)
 
     async def _respond(self, request: Request, session: Session, text: str | None, started: float, *, status: int = 200,
@@ -299,16 +319,32 @@ def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> An
     """The ASGI app: the pages (Pages) inside the guards (guards.py) and TrustedHostMiddleware."""
     pages = Pages(arena)
     app = Starlette(
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
-                    Middleware(BodyLimit, max_body=MAX_BODY, too_large=_too_large_page)],
-        exception_handlers={Refused: _refused, HTTPException: _http_error, BodyTooLarge: _too_large,
-                            ClientDisconnect: _cut_off, Exception: _server_error},
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
+            Middleware(BodyLimit, max_body=MAX_BODY, too_large=_too_large_page),
+        ],
+        exception_handlers={
+            Refused: _refused,
+            HTTPException: _http_error,
+            BodyTooLarge: _too_large,
+            ClientDisconnect: _cut_off,
+            Exception: _server_error,
+        },
         routes=[
-            Route("/", pages.home), Route("/new", pages.new, methods=["POST"]),
-            Route("/s/{sid}", pages.show), Route("/s/{sid}/move", pages.move, methods=["POST"]),
-            Route("/results", pages.results_page), Route("/results.json", pages.results_json), Route("/results.png", pages.results_png),
-            Mount("/static", StaticFiles(directory=str(resources.files("pytest_gameeval.arena") / "static")), name="static"),
-        ])
+            Route("/", pages.home),
+            Route("/new", pages.new, methods=["POST"]),
+            Route("/s/{sid}", pages.show),
+            Route("/s/{sid}/move", pages.move, methods=["POST"]),
+            Route("/results", pages.results_page),
+            Route("/results.json", pages.results_json),
+            Route("/results.png", pages.results_png),
+            Mount(
+                "/static",
+                StaticFiles(directory=str(resources.files("pytest_gameeval.arena") / "static")),
+                name="static",
+            ),
+        ],
+    )
     app.router.redirect_slashes = False  # Starlette's slash redirect is an absolute URL built from the Host header
     return SecurityHeaders(Guard(app))
 
@@ -334,7 +370,9 @@ async def _form(request: Request) -> dict[str, str]:
         return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS,
                               encoding="utf-8", errors="strict"))
     except (UnicodeDecodeError, ValueError):
-        raise Refused(400, "Not readable", "The form is not valid UTF-8 text or has too many fields. Nothing was sent.") from None
+        raise Refused(
+            400, "Not readable", "The form is not valid UTF-8 text or has too many fields. Nothing was sent."
+        ) from None
 
 
 async def _too_large_page(scope: Any, receive: Any, send: Any) -> None:

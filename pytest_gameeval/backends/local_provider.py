@@ -39,7 +39,8 @@ identity, ``gameeval/local/<file name>@<short sha256>``: that is what the inspec
 - anything else is passed on as for ``openai-api`` (e.g. ``stream=false``, ``client_timeout=60``).
 
 How it works: the first ``get_model("gameeval/local", ...)`` in a process starts one xllamacpp
-server per distinct (model_path, chat_template, n_ctx, n_parallel, n_threads, n_threads_batch, seed, flash_attn, verbosity) on 127.0.0.1 and a
+server per distinct (model_path, chat_template, n_ctx, n_parallel, n_threads, n_threads_batch, seed, flash_attn,
+verbosity) on 127.0.0.1 and a
 free port (`pytest_gameeval.backends.local_server.get_shared_server`); later models with the same args reuse
 it; it stops at interpreter exit. `LocalModelAPI` is inspect's own `OpenAICompatibleAPI` pointed at
 that server, so the embedded model and any OpenAI-compatible server share one code path

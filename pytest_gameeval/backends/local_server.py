@@ -196,7 +196,9 @@ class LocalServerSpec:
         (``which``: what followed ``gameeval/local/``) and decide the chat template."""
         path = resolve_model_path(model_path, which)
         template = choose_chat_template(read_gguf_info(path), chat_template or None, path.name)
-        batch_threads = _default_threads() if n_threads_batch in (None, "", 0) else _as_int("n_threads_batch", n_threads_batch, 1)
+        batch_threads = (
+            _default_threads() if n_threads_batch in (None, "", 0) else _as_int("n_threads_batch", n_threads_batch, 1)
+        )
         if n_threads in (None, "", 0):
             named = named_model_for(path)
             n_threads = min(batch_threads, (named and named.generation_threads) or batch_threads)
@@ -320,7 +322,9 @@ def start_server(spec: LocalServerSpec) -> LocalServer:
 def _check_template(server: LocalServer) -> None:
     """llama.cpp starts with an unknown template name and then fails every request: fail now."""
     body = json.dumps({"messages": [{"role": "user", "content": "hi"}]}).encode()
-    request = urllib.request.Request(server.address + "/apply-template", data=body, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        server.address + "/apply-template", data=body, headers={"Content-Type": "application/json"}
+    )
     if server.spec.api_key:
         request.add_header("Authorization", f"Bearer {server.spec.api_key}")
     try:

@@ -230,7 +230,9 @@ def resolve_local_model(which: str | None = None, model_path: str | os.PathLike[
     if "@" in which:
         which, wanted_sha = which.rsplit("@", 1)
         if not wanted_sha or any(c not in "0123456789abcdef" for c in wanted_sha.lower()):
-            raise LocalModelError(f"gameeval/local/{which}@{wanted_sha}: what follows @ must be the start of the file's sha256")
+            raise LocalModelError(
+                f"gameeval/local/{which}@{wanted_sha}: what follows @ must be the start of the file's sha256"
+            )
     by_file = {m.file: m for m in NAMED_MODELS.values()}
     if model_path not in (None, ""):
         path = _check_gguf(Path(os.path.expanduser(str(model_path))))
@@ -238,8 +240,12 @@ def resolve_local_model(which: str | None = None, model_path: str | os.PathLike[
             named = NAMED_MODELS.get(which) or by_file.get(which)
             # a bare file name equal to the path's is the file's identity (``x.gguf@sha``) as records name it
             same_name = not named and which == path.name
-            if (named and named.locate() != path) or (not named and not same_name and _check_gguf(Path(which).expanduser()) != path):
-                raise LocalModelError(f"gameeval/local/{which} and -M model_path={model_path} name two different files: give one")
+            if (named and named.locate() != path) or (
+                not named and not same_name and _check_gguf(Path(which).expanduser()) != path
+            ):
+                raise LocalModelError(
+                    f"gameeval/local/{which} and -M model_path={model_path} name two different files: give one"
+                )
     elif not which:
         path = _check_gguf(NAMED_MODELS[DEFAULT_MODEL].locate())
     elif which in NAMED_MODELS or which in by_file:
@@ -252,7 +258,8 @@ def resolve_local_model(which: str | None = None, model_path: str | os.PathLike[
         )
     if wanted_sha and not file_sha256(path).startswith(wanted_sha.lower()):
         raise LocalModelError(
-            f"{path} has sha256 {file_sha256(path)[:SHORT_SHA]}..., not {wanted_sha}...: a different file than the one named"
+            f"{path} has sha256 {file_sha256(path)[:SHORT_SHA]}..., not {wanted_sha}...: a different file than the "
+            "one named"
         )
     return path
 

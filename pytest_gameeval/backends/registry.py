@@ -31,7 +31,10 @@ class GameEvalModelAPI(ModelAPI):
             return ScriptedModelAPI(model_name, *args, **kwargs)
         from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 
-        raise one_line_error(f"gameeval: unknown model gameeval/{model_name}: use gameeval/local, gameeval/local/NAME-OR-PATH, gameeval/scripted or gameeval/scripted/STRENGTH")
+        raise one_line_error(
+            f"gameeval: unknown model gameeval/{model_name}: use gameeval/local, gameeval/local/NAME-OR-PATH, "
+            "gameeval/scripted or gameeval/scripted/STRENGTH"
+        )
 
 
 @modelapi(name="gameeval")

@@ -27,11 +27,10 @@ from inspect_ai.util import JSONSchema
 from tenacity.wait import wait_fixed
 
 from pytest_gameeval.engine.errors import EngineError, GameEvalError
+from pytest_gameeval.engine.player import current_turn
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
-from pytest_gameeval.engine.player import current_turn
-
 
 FAULT_KINDS = ("rate_limit", "server_error", "timeout", "truncated")
 
@@ -83,7 +82,9 @@ class ScriptedModelAPI(ModelAPI):
         self.faults = [f.strip() for f in str(faults).split(",") if f.strip()]
         unknown = set(self.faults) - set(FAULT_KINDS)
         if unknown or not 0.0 <= self.fault_rate <= 1.0:
-            raise one_line_error(f"gameeval/scripted: faults must be among {', '.join(FAULT_KINDS)} and 0 <= fault_rate <= 1")
+            raise one_line_error(
+                f"gameeval/scripted: faults must be among {', '.join(FAULT_KINDS)} and 0 <= fault_rate <= 1"
+            )
         self.fault_rng = random.Random(self.seed)
         self.injected: dict[str, int] = {kind: 0 for kind in FAULT_KINDS}
 
@@ -112,7 +113,9 @@ class ScriptedModelAPI(ModelAPI):
             text = _as_schema(text, config.response_schema.json_schema)
         if self.latency:
             await asyncio.sleep(self.latency)
-        fault = self.fault_rng.choice(self.faults) if self.faults and self.fault_rng.random() < self.fault_rate else None
+        fault = (
+            self.fault_rng.choice(self.faults) if self.faults and self.fault_rng.random() < self.fault_rate else None
+        )
         if fault:
             self.injected[fault] += 1
             if fault != "truncated":
@@ -120,6 +123,10 @@ class ScriptedModelAPI(ModelAPI):
         prompt_words = sum(len(str(m.content).split()) for m in input)
         if fault == "truncated":
             text = text[: len(text) // 2]
-        output = ModelOutput.from_content(model=self.model_name, content=text, stop_reason="max_tokens" if fault else "stop")
-        output.usage = ModelUsage(input_tokens=prompt_words, output_tokens=len(text.split()), total_tokens=prompt_words + len(text.split()))
+        output = ModelOutput.from_content(
+            model=self.model_name, content=text, stop_reason="max_tokens" if fault else "stop"
+        )
+        output.usage = ModelUsage(
+            input_tokens=prompt_words, output_tokens=len(text.split()), total_tokens=prompt_words + len(text.split())
+        )
         return output

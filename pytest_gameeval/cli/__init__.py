@@ -8,21 +8,63 @@ import sys
 
 from pytest_gameeval.engine.errors import GameEvalError
 
-
 COMMANDS = {
-    "serve-local": (lambda argv: __import__("pytest_gameeval.cli.serve_local", fromlist=["main"]).main(argv), "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
-    "report": (lambda argv: __import__("pytest_gameeval.cli.report", fromlist=["main"]).main(argv), "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse or missing; report merge OUT SLICE...: one report from a run's slices"),
-    "compare": (lambda argv: __import__("pytest_gameeval.cli.compare", fromlist=["main"]).main(argv), "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the headline and a verdict (JSON, markdown, PNG)"),
-    "rank-correlate": (lambda argv: __import__("pytest_gameeval.cli.rank_correlate", fromlist=["main"]).main(argv), "Kendall's tau and RBO between our model ranking and an external leaderboard"),
-    "play": (lambda argv: __import__("pytest_gameeval.cli.human_play", fromlist=["main"]).main(argv), "play the user seat of akinator, taboo or bluffing yourself against --model"),
-    "arena": (lambda argv: __import__("pytest_gameeval.cli.arena", fromlist=["main"]).main(argv), "serve akinator/taboo/bluffing to people in a browser against --model, every move stored in --db; arena export: inspect log + report"),
-    "tournament": (lambda argv: __import__("pytest_gameeval.cli.tournament", fromlist=["main"]).main(argv), "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)"),
-    "leaderboard": (lambda argv: __import__("pytest_gameeval.cli.leaderboard", fromlist=["main"]).main(argv), "leaderboard LOGS_OR_REPORTS...: models x games, headlines with intervals, a cross-game rating (static HTML + markdown)"),
-    "age-topics": (lambda argv: __import__("pytest_gameeval.cli.age_topics", fromlist=["main"]).main(argv), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
-    "validity": (lambda argv: __import__("pytest_gameeval.cli.validity", fromlist=["main"]).main(argv), "does each game separate a strong from a weak scripted player, within how many games (JSON)"),
-    "merge-logs": (lambda argv: __import__("pytest_gameeval.cli.merge_logs", fromlist=["main"]).main(argv), "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)"),
-    "versions": (lambda argv: __import__("pytest_gameeval.cli.versions", fromlist=["main"]).main(argv), "each game's version and fingerprint; --check for CI; --bump GAME --note TEXT after changing a game"),
-    "bias-report": (lambda argv: __import__("pytest_gameeval.cli.bias_report", fromlist=["main"]).main(argv), "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)"),
+    "serve-local": (
+        lambda argv: __import__("pytest_gameeval.cli.serve_local", fromlist=["main"]).main(argv),
+        "serve the embedded model over an OpenAI-compatible API on 127.0.0.1",
+    ),
+    "report": (
+        lambda argv: __import__("pytest_gameeval.cli.report", fromlist=["main"]).main(argv),
+        "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse "
+        "or missing; report merge OUT SLICE...: one report from a run's slices",
+    ),
+    "compare": (
+        lambda argv: __import__("pytest_gameeval.cli.compare", fromlist=["main"]).main(argv),
+        "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the "
+        "headline and a verdict (JSON, markdown, PNG)",
+    ),
+    "rank-correlate": (
+        lambda argv: __import__("pytest_gameeval.cli.rank_correlate", fromlist=["main"]).main(argv),
+        "Kendall's tau and RBO between our model ranking and an external leaderboard",
+    ),
+    "play": (
+        lambda argv: __import__("pytest_gameeval.cli.human_play", fromlist=["main"]).main(argv),
+        "play the user seat of akinator, taboo or bluffing yourself against --model",
+    ),
+    "arena": (
+        lambda argv: __import__("pytest_gameeval.cli.arena", fromlist=["main"]).main(argv),
+        "serve akinator/taboo/bluffing to people in a browser against --model, every move stored in --db; arena "
+        "export: inspect log + report",
+    ),
+    "tournament": (
+        lambda argv: __import__("pytest_gameeval.cli.tournament", fromlist=["main"]).main(argv),
+        "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)",
+    ),
+    "leaderboard": (
+        lambda argv: __import__("pytest_gameeval.cli.leaderboard", fromlist=["main"]).main(argv),
+        "leaderboard LOGS_OR_REPORTS...: models x games, headlines with intervals, a cross-game rating (static HTML + "
+        "markdown)",
+    ),
+    "age-topics": (
+        lambda argv: __import__("pytest_gameeval.cli.age_topics", fromlist=["main"]).main(argv),
+        "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)",
+    ),
+    "validity": (
+        lambda argv: __import__("pytest_gameeval.cli.validity", fromlist=["main"]).main(argv),
+        "does each game separate a strong from a weak scripted player, within how many games (JSON)",
+    ),
+    "merge-logs": (
+        lambda argv: __import__("pytest_gameeval.cli.merge_logs", fromlist=["main"]).main(argv),
+        "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)",
+    ),
+    "versions": (
+        lambda argv: __import__("pytest_gameeval.cli.versions", fromlist=["main"]).main(argv),
+        "each game's version and fingerprint; --check for CI; --bump GAME --note TEXT after changing a game",
+    ),
+    "bias-report": (
+        lambda argv: __import__("pytest_gameeval.cli.bias_report", fromlist=["main"]).main(argv),
+        "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)",
+    ),
 }
 
 
@@ -48,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         epilog="commands:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action=_VersionAction, help="the package's version and every game's version, then exit")
+    parser.add_argument(
+        "--version", action=_VersionAction, help="the package's version and every game's version, then exit"
+    )
     parser.add_argument("command", choices=list(COMMANDS), metavar="COMMAND", help="one of the commands below")
     args, rest = parser.parse_known_args(argv[:1])
     try:

@@ -98,6 +98,10 @@ def main(argv: list[str]) -> int:
     json_path, png_path = write_outputs(result, Path(a.out))
     for m in result["models"]:
         macro = result["macro"][m]
-        print(f"{m}: macro AGE {macro['value']:.3f} over {macro['n']} lists" if macro["value"] is not None else f"{m}: no games")
+        print(
+            f"{m}: macro AGE {macro['value']:.3f} over {macro['n']} lists"
+            if macro["value"] is not None
+            else f"{m}: no games"
+        )
     print(f"wrote {json_path} and {png_path}")
     return 0

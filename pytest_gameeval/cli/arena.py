@@ -8,9 +8,9 @@ import argparse
 import ipaddress
 import socket
 
+from pytest_gameeval.arena.store import DEFAULT_DB, shown_db
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
-from pytest_gameeval.arena.store import DEFAULT_DB, shown_db
 
 
 def _loopback(host: str) -> bool:
@@ -33,22 +33,37 @@ def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n.lower() for n in [*names, *extra] if n))
 
 
-def serve_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval arena", description="Serve GameArena's games (akinator, taboo, bluffing) "
-                                     "to people in a browser against --model; every move stored in --db. "
-                                     "`gameeval arena export --help`: the stored sessions as an inspect log and a report.")
+def _serve_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gameeval arena",
+        description="Serve GameArena's games (akinator, taboo, bluffing) "
+        "to people in a browser against --model; every move stored in --db. "
+        "`gameeval arena export --help`: the stored sessions as an inspect log and a report.",
+    )
     parser.add_argument("--model", action="append", required=True, help="a model people play against (repeatable: "
                         "each new game is assigned one at random unless the person picks)")
-    parser.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model argument for every model (repeatable)")
-    parser.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE", help="game option, as for inspect: KEY=VALUE for every game that has KEY, GAME.KEY=VALUE for one (repeatable)")
-    parser.add_argument("--db", default=DEFAULT_DB, help=f"a SQLite file or a postgresql:// URL (default: {DEFAULT_DB})")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="model argument for every model (repeatable)")
+    parser.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="game option, as for inspect: KEY=VALUE for every game that has KEY, GAME.KEY=VALUE "
+                             "for one (repeatable)")
+    parser.add_argument("--db", default=DEFAULT_DB,
+                        help=f"a SQLite file or a postgresql:// URL (default: {DEFAULT_DB})")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a host name people reach the arena by, besides the address served (repeatable; "
                              "a request for any other Host is refused)")
-    parser.add_argument("--model-timeout", type=float, default=60.0, help="seconds to wait for one model reply (default 60)")
-    parser.add_argument("--abandon-after", type=float, default=30.0, help="minutes after which an untouched game counts as abandoned (default 30)")
+    parser.add_argument("--model-timeout", type=float, default=60.0,
+                        help="seconds to wait for one model reply (default 60)")
+    parser.add_argument("--abandon-after", type=float, default=30.0,
+                        help="minutes after which an untouched game counts as abandoned (default 30)")
+    return parser
+
+
+def serve_main(argv: list[str]) -> int:
+    parser = _serve_parser()
     args = parser.parse_args(argv)
 
     import uvicorn
@@ -72,7 +87,9 @@ def serve_main(argv: list[str]) -> int:
         except Exception as e:  # inspect's own message names the unknown provider or missing key
             raise GameEvalError(f"--model {name}: {e}".splitlines()[0]) from None
     store = Store(args.db)
-    arena = Arena(store, models, task_args=task_args, model_timeout=args.model_timeout, abandon_after=60 * args.abandon_after)
+    arena = Arena(
+        store, models, task_args=task_args, model_timeout=args.model_timeout, abandon_after=60 * args.abandon_after
+    )
     hosts = allowed_hosts(args.host, args.allowed_host)
     if not _loopback(args.host):
         print(f"arena: listening on {args.host}: anyone who can reach this address can play; "

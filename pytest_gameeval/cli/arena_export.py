@@ -14,8 +14,12 @@ from pytest_gameeval.games.registry import get_spec
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval arena export", description=export.__doc__.splitlines()[0].split(": ", 1)[1])
-    parser.add_argument("output", help="the inspect log to write (.eval or .json); with several games, OUT-GAME.eval each")
+    parser = argparse.ArgumentParser(
+        prog="gameeval arena export", description=export.__doc__.splitlines()[0].split(": ", 1)[1]
+    )
+    parser.add_argument(
+        "output", help="the inspect log to write (.eval or .json); with several games, OUT-GAME.eval each"
+    )
     parser.add_argument("--db", required=True, help="the arena's store: a SQLite file or a postgresql:// URL")
     parser.add_argument("--model", help="the model whose games to export (needed when the store holds several)")
     parser.add_argument("--report", help="also write the report JSON (the pytest plugin's schema) here")
@@ -34,7 +38,9 @@ def main(argv: list[str]) -> int:
         model, by_game = finished_by_game(store, args.model)
     finally:
         store.close()
-    targets = {g: output if len(by_game) == 1 else output.with_name(f"{output.stem}-{g}{output.suffix}") for g in by_game}
+    targets = {
+        g: output if len(by_game) == 1 else output.with_name(f"{output.stem}-{g}{output.suffix}") for g in by_game
+    }
     for path in [*targets.values(), *([Path(args.report)] if args.report else [])]:
         if path.exists():
             raise GameEvalError(f"{path} exists; give a new file name")

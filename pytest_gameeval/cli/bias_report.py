@@ -52,8 +52,12 @@ def main(argv: list[str]) -> int:
         description="Vote bias by name, speaking position and option position, chi-square against uniform "
         "(SpyGame probe-mode games by default).",
     )
-    parser.add_argument("paths", nargs="+", help="inspect logs (.eval/.json or a log directory) or game-record .jsonl files")
-    parser.add_argument("--any-game", action="store_true", help="also use normal (not content-free) SpyGame and SpyFall games")
+    parser.add_argument(
+        "paths", nargs="+", help="inspect logs (.eval/.json or a log directory) or game-record .jsonl files"
+    )
+    parser.add_argument(
+        "--any-game", action="store_true", help="also use normal (not content-free) SpyGame and SpyFall games"
+    )
     parser.add_argument("--alpha", type=float, default=ALPHA, help="significance level (default 0.05)")
     parser.add_argument("--out", help="write the JSON report here (atomically) instead of stdout")
     parser.add_argument("--plot", help="also draw the vote shares against uniform, with 95%% intervals, as a PNG here")
@@ -73,6 +77,11 @@ def main(argv: list[str]) -> int:
     if args.plot:
         write_bias_plot(report, args.plot)
     for factor, entry in report["all_voters"]["factors"].items():
-        verdict = "n/a" if entry["p_value"] is None else f"chi2={entry['chi2']:.2f} dof={entry['dof']} p={entry['p_value']:.3g} {'BIASED' if entry['biased'] else 'no bias detected'}"
+        verdict = (
+            "n/a"
+            if entry["p_value"] is None
+            else f"chi2={entry['chi2']:.2f} dof={entry['dof']} p={entry['p_value']:.3g} "
+                 f"{'BIASED' if entry['biased'] else 'no bias detected'}"
+        )
         print(f"{factor}: {verdict}", file=sys.stderr)
     return 0

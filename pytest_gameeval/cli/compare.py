@@ -25,21 +25,42 @@ def _parser() -> argparse.ArgumentParser:
                     "breakdowns, better/worse/same/undecided. Writes compare.json, compare.md and compare.png.")
     parser.add_argument("a", metavar="A", help="the reference model (inspect name, e.g. gameeval/local)")
     parser.add_argument("b", metavar="B", help="the model compared with it (e.g. gameeval/local/gemma-3-270m)")
-    parser.add_argument("--games", default="askguess", help="comma-separated games (default askguess; 'all' for every game)")
+    parser.add_argument(
+        "--games", default="askguess", help="comma-separated games (default askguess; 'all' for every game)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="cases per game (inspect's --limit)")
     parser.add_argument("--epochs", type=int, default=None, help="times each case is played (inspect's --epochs)")
-    parser.add_argument("-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every game (e.g. max_rounds=5, seed=1)")
-    parser.add_argument("--role", action="append", default=[], metavar="ROLE=MODEL",
-                        help="bind an opponent role to a model for both A and B (default: each game's declared opponents)")
+    parser.add_argument(
+        "-T",
+        dest="task_args",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="task argument for every game (e.g. max_rounds=5, seed=1)",
+    )
+    parser.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="bind an opponent role to a model for both A and B (default: each game's declared opponents)",
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
-    parser.add_argument("--tolerance", type=float, default=0.1, help="a difference within ±this is 'same' (default 0.1)")
+    parser.add_argument(
+        "--tolerance", type=float, default=0.1, help="a difference within ±this is 'same' (default 0.1)"
+    )
     parser.add_argument("--metric", action="append", default=[], metavar="GAME.METRIC=higher|lower[:TOL]",
                         help="also test this metric beside the headline (repeatable)")
-    parser.add_argument("--out", default="compare", help="directory for compare.json/.md/.png and the logs (default ./compare)")
+    parser.add_argument(
+        "--out", default="compare", help="directory for compare.json/.md/.png and the logs (default ./compare)"
+    )
     parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
     parser.add_argument("--analyze-only", action="store_true", help="do not play; read the logs already in OUT/logs")
-    parser.add_argument("--allow-version-change", action="store_true",
-                        help="compare although the logs in OUT/logs are of another version of a game (said on the verdict line)")
+    parser.add_argument(
+        "--allow-version-change",
+        action="store_true",
+        help="compare although the logs in OUT/logs are of another version of a game (said on the verdict line)",
+    )
     return parser
 
 
@@ -79,7 +100,9 @@ def main(argv: list[str]) -> int:
     text = _write(out, result, a, b, alpha=args.alpha, tolerance=args.tolerance)
     print(text)
     verdicts = ", ".join(f"{g}: {r['result']}" for g, r in result["games"].items())
-    versions_line = (f" [game versions differ, compared anyway (--allow-version-change): {', '.join(changed)}]" if changed else "")
+    versions_line = (
+        f" [game versions differ, compared anyway (--allow-version-change): {', '.join(changed)}]" if changed else ""
+    )
     print(f"\n{b} vs {a}: {verdicts}{versions_line}")
     print(f"wrote {out / 'compare.json'}, {out / 'compare.md'} and {out / 'compare.png'}")
     return 1 if any(without_evidence(r["result"]) for r in result["games"].values()) else 0

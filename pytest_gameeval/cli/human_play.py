@@ -21,13 +21,13 @@ from typing import Callable
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
+from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.key_values import key_value_pairs
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.engine.record import write_records
-from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.games.arena.person import outcome_for_the_person, turn_counter
 from pytest_gameeval.games.arena.rules import CLASSIFY, USER_ROLE
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 HUMAN_GAMES = ("akinator", "taboo", "bluffing")
 PROMPT = "> "
@@ -89,11 +89,15 @@ def describe(event: Event, seat: str) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval play", description="Play the user seat of a GameArena game yourself.")
-    parser.add_argument("game", choices=HUMAN_GAMES, help="the game whose user seat you play: " + ", ".join(HUMAN_GAMES))
+    parser = argparse.ArgumentParser(prog="gameeval play",
+                                     description="Play the user seat of a GameArena game yourself.")
+    parser.add_argument("game", choices=HUMAN_GAMES,
+                        help="the game whose user seat you play: " + ", ".join(HUMAN_GAMES))
     parser.add_argument("--model", required=True, help="the evaluated model, e.g. gameeval/local or openai/gpt-4o-mini")
-    parser.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model argument (repeatable)")
-    parser.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE", help="task argument, as for inspect (repeatable)")
+    parser.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="model argument (repeatable)")
+    parser.add_argument("-T", "--task-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="task argument, as for inspect (repeatable)")
     parser.add_argument("--case", help="row id to play (object, word or statement id); default: drawn with the seed")
     parser.add_argument("--seed", type=int, help="seed of the case draw and the game (default: from the clock)")
     parser.add_argument("--out", help="record file (JSON lines); default ./gameeval-play-GAME-TIME.jsonl")
@@ -102,8 +106,8 @@ def main(argv: list[str]) -> int:
     from inspect_ai.model import get_model
 
     import pytest_gameeval.backends.registry  # noqa: F401  (registers gameeval/...)
-    from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.engine.play import play_case
+    from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.inspect_ext.decoding import model_player
 
     spec = get_spec(args.game)

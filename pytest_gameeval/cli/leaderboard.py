@@ -17,18 +17,38 @@ from pytest_gameeval.engine.files import write_text
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval leaderboard",
-                                     description="One static page (HTML and markdown): models x games, each game's headline with its interval, a cross-game rating.")
-    parser.add_argument("inputs", nargs="+", metavar="LOGS_OR_REPORTS", help="inspect logs or directories of them, and gameeval report JSON files")
-    parser.add_argument("--out", default="leaderboard", help="directory for leaderboard.html, leaderboard.md and leaderboard.json (default: leaderboard)")
-    parser.add_argument("--view-url", default=DEFAULT_VIEW_URL, help=f"address of `inspect view` for the log links (default {DEFAULT_VIEW_URL})")
+    parser = argparse.ArgumentParser(
+        prog="gameeval leaderboard",
+        description="One static page (HTML and markdown): models x games, each game's headline with its interval, a "
+                    "cross-game rating.",
+    )
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="LOGS_OR_REPORTS",
+        help="inspect logs or directories of them, and gameeval report JSON files",
+    )
+    parser.add_argument(
+        "--out",
+        default="leaderboard",
+        help="directory for leaderboard.html, leaderboard.md and leaderboard.json (default: leaderboard)",
+    )
+    parser.add_argument(
+        "--view-url",
+        default=DEFAULT_VIEW_URL,
+        help=f"address of `inspect view` for the log links (default {DEFAULT_VIEW_URL})",
+    )
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the rating intervals")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     args = parser.parse_args(argv)
     board = build(read_inputs(args.inputs), n_resamples=args.bootstrap, seed=args.seed)
     out = Path(args.out)
     paths = [out / "leaderboard.html", out / "leaderboard.md", out / "leaderboard.json"]
-    texts = [render_html(board, args.view_url, out.resolve()), render_markdown(board), json.dumps(board, indent=2) + "\n"]
+    texts = [
+        render_html(board, args.view_url, out.resolve()),
+        render_markdown(board),
+        json.dumps(board, indent=2) + "\n",
+    ]
     for path, text in zip(paths, texts):
         write_text(path, text)
     print(f"{len(board['rows'])} models x {len(board['columns'])} games; ranking: {board['rating']['ranking']}")

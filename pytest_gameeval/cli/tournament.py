@@ -23,20 +23,34 @@ from pytest_gameeval.engine.key_values import key_value_pairs
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval tournament", description="Run every model pairing of a game through inspect, then rate the models.")
+    parser = argparse.ArgumentParser(
+        prog="gameeval tournament",
+        description="Run every model pairing of a game through inspect, then rate the models.",
+    )
     parser.add_argument("game", choices=GAMES, help="the game to play: " + " or ".join(GAMES))
-    parser.add_argument("--models", required=True, help="comma-separated inspect models, e.g. openai/gpt-4o-mini,gameeval/local")
+    parser.add_argument(
+        "--models", required=True, help="comma-separated inspect models, e.g. openai/gpt-4o-mini,gameeval/local"
+    )
     parser.add_argument("--log-dir", default=None, help="eval-set log dir (resumable; default logs/tournament-GAME)")
     parser.add_argument("--out", default=None, help="directory for tournament-GAME.json/.png (default: the log dir)")
-    parser.add_argument("-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every matchup")
+    parser.add_argument(
+        "-T", dest="task_args", action="append", default=[], metavar="KEY=VALUE", help="task argument for every matchup"
+    )
     parser.add_argument("--limit", type=int, default=None, help="samples per matchup")
-    parser.add_argument("--epochs", type=int, default=None, help="times each sample is played per matchup (inspect's --epochs; default 1)")
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="times each sample is played per matchup (inspect's --epochs; default 1)",
+    )
     parser.add_argument("--self-play", action="store_true", help="also play each model against itself")
     parser.add_argument("--max-tasks", type=int, default=None, help="matchups run at once (inspect's --max-tasks)")
     parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the rating CIs")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
-    parser.add_argument("--analyze-only", action="store_true", help="do not run; only read the logs already in the log dir")
+    parser.add_argument(
+        "--analyze-only", action="store_true", help="do not run; only read the logs already in the log dir"
+    )
     args = parser.parse_args(argv)
     models = parse_models(args.models)
     task_args = dict(key_value_pairs(args.task_args, "-T", allow_empty_value=True))
@@ -47,7 +61,9 @@ def main(argv: list[str]) -> int:
         ok, _ = run(args.game, models, log_dir, task_args=task_args, limit=args.limit, epochs=args.epochs,
                     self_play=args.self_play, max_tasks=args.max_tasks, display=args.display)
         if not ok:
-            raise GameEvalError(f"some matchups did not complete; re-run the same command to resume (logs in {log_dir})")
+            raise GameEvalError(
+                f"some matchups did not complete; re-run the same command to resume (logs in {log_dir})"
+            )
     result = analyze(args.game, collect(args.game, log_dir), models, n_resamples=args.bootstrap, seed=args.seed)
     if result["games"] == 0:
         raise GameEvalError(f"no completed {args.game} games for these models in {log_dir}")

@@ -22,11 +22,21 @@ def version_lines() -> list[str]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="gameeval versions",
-        description="Each game's version and its fingerprint (docs/versions.md). After changing a game's rules, prompts, "
-                    "reply formats, move checks, metrics or data, give it a new version with --bump.")
-    parser.add_argument("--check", action="store_true", help="exit 1 with one line per game whose code is not the code of its version")
-    parser.add_argument("--bump", nargs="+", metavar="GAME", default=[], help="give these games a new version, record their fingerprints, "
-                        "raise the package's minor version and add --note to their README changelogs (a source checkout)")
+        description="Each game's version and its fingerprint (docs/versions.md). After changing a game's rules, "
+                    "prompts, "
+        "reply formats, move checks, metrics or data, give it a new version with --bump.",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 with one line per game whose code is not the code of its version"
+    )
+    parser.add_argument(
+        "--bump",
+        nargs="+",
+        metavar="GAME",
+        default=[],
+        help="give these games a new version, record their fingerprints, "
+        "raise the package's minor version and add --note to their README changelogs (a source checkout)",
+    )
     parser.add_argument("--note", default="", help="with --bump: what changed and which metrics move")
     parser.add_argument("--amend", action="store_true", help="with --bump: keep the version this branch already bumped "
                         "(not yet released) and record the code again")
@@ -36,8 +46,13 @@ def main(argv: list[str]) -> int:
     if args.bump:
         table = version_table.bump(args.bump, args.note, amend=args.amend)
         for game in args.bump:
-            print(f"{game}: version {table['games'][game]['version']} (fingerprint {table['games'][game]['fingerprint'][:12]})")
-        print(f"pytest-gameeval {table['package']}; wrote {version_table.TABLE}, the package version and the changelogs")
+            print(
+                f"{game}: version {table['games'][game]['version']} (fingerprint "
+                f"{table['games'][game]['fingerprint'][:12]})"
+            )
+        print(
+            f"pytest-gameeval {table['package']}; wrote {version_table.TABLE}, the package version and the changelogs"
+        )
         return 0
     if args.note or args.amend:
         raise GameEvalError("--note and --amend go with --bump GAME")

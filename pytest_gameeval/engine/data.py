@@ -6,7 +6,7 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_gameeval.engine.errors import GameEvalError
 
@@ -36,7 +36,9 @@ def data_path(options: GameOptions, package: str, shipped: str) -> Path:
     return Path(given).expanduser() if given else game_data_dir(package) / shipped
 
 
-def load_jsonl(path: str | Path, required: dict[str, type | tuple[type, ...]], unique: str | None = None) -> list[dict[str, Any]]:
+def load_jsonl(
+    path: str | Path, required: dict[str, type | tuple[type, ...]], unique: str | None = None
+) -> list[dict[str, Any]]:
     """Rows of a JSON Lines file, each checked for the `required` keys and their types, and, with
     `unique`, that no two rows share that key's value."""
     path = Path(path)

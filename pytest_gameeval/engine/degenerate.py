@@ -68,7 +68,9 @@ def check_words(value: str, what: str = "your reply", real_words: Iterable[str] 
     if not text:
         return
     if not any(c.isalpha() for c in text):
-        raise DegenerateMove(f"{what} has no words, only digits or punctuation ({_shown(text)}); write your move in words")
+        raise DegenerateMove(
+            f"{what} has no words, only digits or punctuation ({_shown(text)}); write your move in words"
+        )
     if bare(text) in PLACEHOLDERS:
         raise DegenerateMove(f"{what} is a placeholder ({_shown(text)}), not a move; write your own words")
     token = _PLACEHOLDER_TOKEN.search(text)
@@ -92,7 +94,9 @@ def check_not_repeated(value: str, previous: Iterable[str], what: str = "your mo
 def check_list_items(items: list[str]) -> None:
     """A candidate list whose items are not words (``":[{"``, ``1, 2, 3``) is no list."""
     if items and all(not any(c.isalpha() for c in item) or bare(item) in PLACEHOLDERS for item in items):
-        raise DegenerateMove("the list holds no real items (only digits, punctuation or placeholders); list real things")
+        raise DegenerateMove(
+            "the list holds no real items (only digits, punctuation or placeholders); list real things"
+        )
 
 
 def _shown(text: str) -> str:
@@ -124,7 +128,9 @@ def check_move(turn: Turn, text: str, previous: list[str]) -> None:
     """Raise DegenerateMove if a readable reply to `turn` is empty of content (module docstring);
     `text` is what the turn's parser read, `previous` its seat's earlier moves of this action
     (`words_of` each)."""
-    words = [value for expects, value in _fields(turn, text) if expects == "words" and bare(value) not in turn.real_words]
+    words = [
+        value for expects, value in _fields(turn, text) if expects == "words" and bare(value) not in turn.real_words
+    ]
     for value in words:
         check_words(value, real_words=turn.real_words)
     for slot in (turn.word_slots(text) if turn.word_slots else []):

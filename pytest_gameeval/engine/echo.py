@@ -105,7 +105,10 @@ def check_not_echo(reply: str, turn_texts: Iterable[str], system: str = "") -> N
             raise RuleViolation("your reply repeats the host's instructions; reply with your own move only")
         for placeholder in placeholders:
             if any(placeholder in text for text in said):
-                raise RuleViolation(f"your reply copies the placeholder {placeholder} from the instructions; write your own words in its place")
+                raise RuleViolation(
+                    f"your reply copies the placeholder {placeholder} from the instructions; write your own words in "
+                    "its place"
+                )
         if objects and any(obj in objects for obj in reply_objects):
             raise RuleViolation("your reply copies the template or example from the instructions; give your own move")
         for sentence in sentences:

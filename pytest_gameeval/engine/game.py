@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, final
 
 from pytest_gameeval.engine.events import (
-    ACTION, FAILURE, HOST, HOST_MSG, JUDGEMENT, REFEREE_ONLY, SPEECH, Event,
+    ACTION,
+    FAILURE,
+    HOST,
+    HOST_MSG,
+    JUDGEMENT,
+    REFEREE_ONLY,
+    SPEECH,
+    Event,
 )
 from pytest_gameeval.engine.replies import ReplyFormat
 
@@ -141,7 +148,11 @@ class Game(ABC):
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
         """End the game. A game may extend it to add the details its metrics read (calling this)."""
         self.outcome = Outcome(label, winner, details)
-        self.host(f"The game is over. Outcome: {label}" + (f"; winner: {winner}." if winner else "."), kind=JUDGEMENT, to=REFEREE_ONLY)
+        self.host(
+            f"The game is over. Outcome: {label}" + (f"; winner: {winner}." if winner else "."),
+            kind=JUDGEMENT,
+            to=REFEREE_ONLY,
+        )
 
     # -- helpers for rules ------------------------------------------------------------
     @final

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -58,13 +59,26 @@ def _kind(annotation: Any) -> type:
 class GameOptions:
     """The options every game takes; a game subclasses it (or `DataGameOptions`) with its own."""
 
-    protocol: str = option("default", "default: our rules, data and metrics; paper: the paper's setting (docs/fidelity.md)", PROTOCOLS)
+    protocol: str = option(
+        "default", "default: our rules, data and metrics; paper: the paper's setting (docs/fidelity.md)", PROTOCOLS
+    )
     seed: int = option(0, "base seed; each game's seed derives from (game, row, epoch, seed)")
     style: str = option("chat", "prompt style: role-based chat messages or one flat text prompt", PROMPT_STYLES)
     limit: int = option(0, "play only the first N rows (0: all)")
     shuffle: bool = option(False, "shuffle rows with the seed before limiting")
-    opponents: str = option("reference", "who plays a seat whose model role is not bound: reference (the game's fixed reference policy, its scripted strength 'reference', where the game has a faithful one; else the evaluated model) or self (the evaluated model: self-play)", OPPONENT_CHOICES)
-    structured: str = option("auto", "constrained decoding to each turn's JSON schema: auto (on for the embedded local model, off for other providers), on or off", STRUCTURED_CHOICES)
+    opponents: str = option(
+        "reference",
+        "who plays a seat whose model role is not bound: reference (the game's fixed reference policy, its "
+        "scripted strength 'reference', where the game has a faithful one; else the evaluated model) or self "
+        "(the evaluated model: self-play)",
+        OPPONENT_CHOICES,
+    )
+    structured: str = option(
+        "auto",
+        "constrained decoding to each turn's JSON schema: auto (on for the embedded local model, off for other "
+        "providers), on or off",
+        STRUCTURED_CHOICES,
+    )
 
     _declared: ClassVar[dict[type, dict[str, Option]]] = {}
 
@@ -89,7 +103,9 @@ class GameOptions:
 class DataGameOptions(GameOptions):
     """The options of a game that ships a data file: it also takes `data=FILE`."""
 
-    data: str | None = option(None, "your own data file (JSON Lines, in the format of the game's shipped file) instead of ours")
+    data: str | None = option(
+        None, "your own data file (JSON Lines, in the format of the game's shipped file) instead of ours"
+    )
 
 
 def coerce(name: str, value: Any, opt: Option) -> Any:
@@ -133,7 +149,9 @@ def build_options(cls: type[GameOptions], game: str, given: Mapping[str, Any],
     known = cls.declared()
     unknown = sorted(set(given) - set(known))
     if unknown:
-        raise GameEvalError(f"unknown task argument(s) {', '.join(unknown)} for {game}; known: {', '.join(sorted(known))}")
+        raise GameEvalError(
+            f"unknown task argument(s) {', '.join(unknown)} for {game}; known: {', '.join(sorted(known))}"
+        )
     values = {k: coerce(k, v, known[k]) for k, v in given.items()}
     values.update({k: coerce(k, v, known[k]) for k, v in (presets or {}).items() if k not in given})
     return cls(**values)

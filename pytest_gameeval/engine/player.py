@@ -8,8 +8,8 @@ live seat, a human at a terminal), and the engine never imports any of them.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TYPE_CHECKING, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pytest_gameeval.engine.events import Event
 from pytest_gameeval.engine.game import Seat, Turn

@@ -70,7 +70,9 @@ class Tally:
         values = self.headline_values
         if values:
             if all(v in (0.0, 1.0) for v in values):
-                parts.append(f"{self.headline} {int(sum(values))}/{len(values)} = {sum(values) / len(values):.0%} (headline)")
+                parts.append(
+                    f"{self.headline} {int(sum(values))}/{len(values)} = {sum(values) / len(values):.0%} (headline)"
+                )
             else:
                 parts.append(f"{self.headline} mean {sum(values) / len(values):.3g} over {len(values)} (headline)")
         if self.outcomes:

@@ -10,9 +10,9 @@ from typing import Any, Callable, Protocol
 from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_move, words_of
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
-from pytest_gameeval.engine.live import LiveGame, register, unregister
-from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event, HOST
+from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event
 from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
+from pytest_gameeval.engine.live import LiveGame, register, unregister
 from pytest_gameeval.engine.player import Player, TurnContext
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.views import quote, render, visible_events
@@ -51,7 +51,8 @@ class _Result:
 class _Session:
     """Per-game bookkeeping the runner keeps beside the rules: counts, usage, settings."""
 
-    def __init__(self, seats: list[str], style: str, seed: int, *, ours: bool = True, evaluated: set[str] | None = None):
+    def __init__(self, seats: list[str], style: str, seed: int, *, ours: bool = True,
+                 evaluated: set[str] | None = None):
         self.style = style
         self.seed = seed
         # the default protocol's turn handling (protocol=paper keeps each paper's): a re-prompt is
@@ -60,7 +61,8 @@ class _Session:
         self.resample = self.retract = ours
         self.abort_for = set(evaluated or ()) if ours else set()
         # DEGENERATE counts the rule violations that were degenerate moves (a part of RULE_VIOLATION)
-        self.failures = {s: {FORMAT_ERROR: 0, RULE_VIOLATION: 0, DEGENERATE: 0, CHAT_ERROR: 0, "forfeit": 0} for s in seats}
+        self.failures = {s: {FORMAT_ERROR: 0, RULE_VIOLATION: 0, DEGENERATE: 0, CHAT_ERROR: 0, "forfeit": 0}
+                         for s in seats}
         self.moves: dict[tuple[str, str], list[str]] = {}  # (seat, action) -> the texts of its accepted moves
         self.usage = {s: {"input_tokens": 0, "output_tokens": 0, "calls": 0} for s in seats}
 
@@ -92,7 +94,8 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         usage["output_tokens"] += reply.output_tokens
         if reply.error is not None:
             session.failures[turn.seat][CHAT_ERROR] += 1
-            data = {"kind": CHAT_ERROR, "action": turn.action, "attempt": attempt, **({"context_overflow": True} if reply.context_overflow else {})}
+            data = {"kind": CHAT_ERROR, "action": turn.action, "attempt": attempt,
+                    **({"context_overflow": True} if reply.context_overflow else {})}
             note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, data)))
             result = _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged, overflow=reply.context_overflow)
             return _settled(session, result)  # inspect already retried the call
@@ -237,8 +240,10 @@ async def play(
         raise EngineError(f"no player for seat(s) {sorted(missing)}")
     for name, player in players.items():
         if not isinstance(player, Player):  # every attribute the record keeps, declared
-            raise EngineError(f"seat {name}: {type(player).__name__} is not a Player: subclass "
-                              "pytest_gameeval.engine.player.Player or declare label, structured, reference, self_play and act")
+            raise EngineError(
+                f"seat {name}: {type(player).__name__} is not a Player: subclass "
+                "pytest_gameeval.engine.player.Player or declare label, structured, reference, self_play and act"
+            )
     session = _Session(list(game.seats), style, seed, ours=game.options.protocol != "paper", evaluated=evaluated)
     shown = _Shown(game, observer)
     if observer:

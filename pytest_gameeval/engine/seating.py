@@ -76,7 +76,9 @@ def unbound_note(spec: GameSpec, role: str, played_by: str, bind_hint: str, opti
     """The note a record and log get for a model role the user did not bind: who played it and why."""
     head = f"model role '{role}' is not bound ({bind_hint}): played by "
     if spec.plays_reference(role, options):
-        return head + f"the reference policy {played_by} (opponents=reference, the default; opponents=self for self-play)"
+        return (
+            head + f"the reference policy {played_by} (opponents=reference, the default; opponents=self for self-play)"
+        )
     why = "opponents=self" if role in spec.reference_roles else f"{spec.name} has no reference policy for it"
     return head + f"the evaluated model {played_by} (self-play: {why})"
 

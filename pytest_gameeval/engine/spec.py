@@ -126,7 +126,8 @@ class GameSpec:
             return record.label
         won = self.score(record).get(self.win_key)
         side = self.evaluated_side(record)
-        return f"{'won' if won else 'lost'}{f' as the {side}' if side else ''}: {self.outcome_name(record.label)} ({record.label})"
+        as_side = f" as the {side}" if side else ""
+        return f"{'won' if won else 'lost'}{as_side}: {self.outcome_name(record.label)} ({record.label})"
 
     def key_facts(self, record: GameRecord) -> list[str]:
         """A few readable facts about how one game went (who, what, when), for its explanation."""
@@ -135,13 +136,21 @@ class GameSpec:
     def explain(self, record: GameRecord) -> str:
         """One short markdown paragraph: the outcome, why, and the counts that qualify it
         (a win after 50 format errors, or by drawn lots, must not read as a plain win)."""
-        head = (f"**{self.answer(record)}**" if self.win_key else f"**{self.outcome_name(record.label)}** (`{record.label}`)")
+        head = (
+            f"**{self.answer(record)}**"
+            if self.win_key
+            else f"**{self.outcome_name(record.label)}** (`{record.label}`)"
+        )
         if record.outcome["winner"]:
             head += f"; winner: {record.outcome['winner']}"
         facts = [f if f.endswith(".") else f + "." for f in self.key_facts(record)]
         totals = record.failure_totals()
         failures = [f"{totals[k]} {name}" for k, name in FAILURE_NAMES.items() if totals.get(k)]
-        tally = ("Failures: " + ", ".join(failures) + ".") if failures else "No format errors, rule violations or failed calls."
+        tally = (
+            ("Failures: " + ", ".join(failures) + ".")
+            if failures
+            else "No format errors, rule violations or failed calls."
+        )
         return "\n\n".join([head + ".", *([" ".join(facts)] if facts else []), tally])
 
     # -- options -----------------------------------------------------------------
@@ -149,7 +158,11 @@ class GameSpec:
         """Every option this game takes (name -> default, help, type, choices, bounds)."""
         declared = dict(self.options_class.declared())
         if "data" in declared:
-            declared["data"] = replace(declared.pop("data"), help=f"your own data file (JSON Lines, the format of {self.name}/data/{self.data_file}) instead of ours")
+            declared["data"] = replace(
+                declared.pop("data"),
+                help=f"your own data file (JSON Lines, the format of {self.name}/data/{self.data_file}) "
+                "instead of ours",
+            )
         return declared
 
     @property

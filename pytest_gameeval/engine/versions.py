@@ -35,7 +35,11 @@ PACKAGE = "pytest_gameeval"
 TABLE = "games/versions.json"  # relative to the package: {"package": ..., "games": {game: {version, fingerprint}}}
 SHARED = ("engine", "metrics", "players", "games")  # folders whose modules a game's fingerprint may include
 ALWAYS = ("pytest_gameeval.engine.play", "pytest_gameeval.players.model")  # the turn loop, the model player
-NOT_RULES = ("pytest_gameeval.games.registry", "pytest_gameeval.games", "pytest_gameeval.engine.versions")  # not how a game plays
+NOT_RULES = (
+    "pytest_gameeval.games.registry",
+    "pytest_gameeval.games",
+    "pytest_gameeval.engine.versions",
+)  # not how a game plays
 DATA_SUFFIXES = (".json", ".jsonl")
 
 
@@ -80,7 +84,11 @@ def _read_tree(tree: ast.Module) -> tuple[set[str], set[int], dict[int, list[tup
             imports.update(f"{node.module}.{a.name}" for a in node.names)
         elif isinstance(node, _BODIES) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 docstrings.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
         elif isinstance(node, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node, "value", ""), (str, bytes)):
             end_line, end_col = node.end_lineno or node.lineno, node.end_col_offset or 0
@@ -183,7 +191,9 @@ def _installed_sources() -> _Sources:
     return _Sources(package_root())
 
 
-def fingerprint_parts(game_package: str, root: Traversable | None = None, sources: _Sources | None = None) -> dict[str, str]:
+def fingerprint_parts(
+    game_package: str, root: Traversable | None = None, sources: _Sources | None = None
+) -> dict[str, str]:
     """What a game's fingerprint covers: relative path (or module name) -> normalised text."""
     sources = sources or (_installed_sources() if root is None else _Sources(root))
     root = sources.root

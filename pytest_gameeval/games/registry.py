@@ -72,4 +72,6 @@ def check_scripted_model(model: str, spec: GameSpec | None = None) -> None:
             raise GameEvalError(f"{model}: {spec.name} has no scripted strength {strength!r}; "
                                 f"its strengths: {', '.join(sorted(spec.scripted))}")
     elif model.startswith(SCRIPTED_MODEL + "/") and strength not in scripted_strengths():
-        raise GameEvalError(f"unknown model {model!r}: gameeval/scripted/STRENGTH takes one of {', '.join(scripted_strengths())}")
+        raise GameEvalError(
+            f"unknown model {model!r}: gameeval/scripted/STRENGTH takes one of {', '.join(scripted_strengths())}"
+        )

@@ -57,13 +57,18 @@ def problems(root: Path | None = None) -> list[str]:
             out.append(f"{game} has no version in {TABLE}: give it one with `{hint}`")
             continue
         if entry["fingerprint"] != actual:
-            out.append(f"{game} changed since its version {entry['version']} (fingerprint {actual[:12]}, the table's "
-                       f"{entry['fingerprint'][:12]}): its rules, prompts, reply formats, move checks, metrics, data or the "
-                       f"engine code it plays through differ, so reports of it measure something else. Give it a new "
-                       f"version: `{hint}` (docs/versions.md)")
+            out.append(
+                f"{game} changed since its version {entry['version']} (fingerprint {actual[:12]}, the table's "
+                f"{entry['fingerprint'][:12]}): its rules, prompts, reply formats, move checks, metrics, data or the "
+                f"engine code it plays through differ, so reports of it measure something else. Give it a new "
+                f"version: `{hint}` (docs/versions.md)"
+            )
         readme = root / "games" / game / "README.md"
         if entry["version"] not in changelog_versions(readme.read_text(encoding="utf-8")):
-            out.append(f"{readme.relative_to(root.parent)}: no changelog entry '### Version {entry['version']}' under '{CHANGELOG}'")
+            out.append(
+                f"{readme.relative_to(root.parent)}: no changelog entry '### Version {entry['version']}' under "
+                f"'{CHANGELOG}'"
+            )
     return out
 
 
@@ -75,13 +80,18 @@ def _next_minor(version: str) -> str:
 def _set_package_version(root: Path, version: str) -> None:
     init = root / "__init__.py"
     text = init.read_text(encoding="utf-8")
-    init.write_text(re.sub(r'^__version__ = "[^"]*"', f'__version__ = "{version}"', text, count=1, flags=re.M), encoding="utf-8")
+    init.write_text(
+        re.sub(r'^__version__ = "[^"]*"', f'__version__ = "{version}"', text, count=1, flags=re.M), encoding="utf-8"
+    )
 
 
 def _add_changelog(readme: Path, version: int, package: str, note: str, amend: bool) -> None:
     text = readme.read_text(encoding="utf-8").rstrip("\n")
     if CHANGELOG not in text:
-        text += f"\n\n{CHANGELOG}\n\nOne entry per version of this game (docs/versions.md): what changed, which metrics move."
+        text += (
+            f"\n\n{CHANGELOG}\n\nOne entry per version of this game (docs/versions.md): what changed, "
+            "which metrics move."
+        )
     heading = f"### Version {version} (pytest-gameeval {package}, {time.strftime('%Y-%m-%d', time.gmtime())})"
     if amend and version in changelog_versions(text):
         text += f"\n\nAlso: {note}"
@@ -98,7 +108,9 @@ def bump(games: list[str], note: str, *, amend: bool = False, root: Path | None 
     current = package_version(root)
     unknown = [g for g in games if g not in GAMES]
     if unknown or not games:
-        raise GameEvalError(f"--bump: unknown game(s) {', '.join(unknown) or '(none given)'}; known games: {', '.join(GAMES)}")
+        raise GameEvalError(
+            f"--bump: unknown game(s) {', '.join(unknown) or '(none given)'}; known games: {', '.join(GAMES)}"
+        )
     if not note.strip():
         raise GameEvalError("--note: say what changed and which metrics move (it goes into the game's changelog)")
     if not (root / TABLE).parent.is_dir() or not (root / "__init__.py").is_file():

@@ -24,8 +24,8 @@ from typing import Any, final
 
 from pytest_gameeval.engine.errors import GameEvalError, RuleViolation
 from pytest_gameeval.engine.game import ABORTED, Game, Seat, Turn
-from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.engine.matching import mentions, squash
+from pytest_gameeval.engine.options import DataGameOptions, option
 from pytest_gameeval.games.ballots import Ballot, VoteStage
 
 SPY = "spy"
@@ -57,7 +57,11 @@ class SpyWordOptions(DataGameOptions):
 
     players: int = option(6, "number of players (one spy)", min=3, max=MAX_PLAYERS)
     end_players: int = option(2, "the spy wins when this many players or fewer remain (paper: 2; GameEval's code: 3)")
-    voting: str = option("secret", "secret: simultaneous ballots announced together; public: sequential, each announced at once", VOTING_MODES)
+    voting: str = option(
+        "secret",
+        "secret: simultaneous ballots announced together; public: sequential, each announced at once",
+        VOTING_MODES,
+    )
     revote: bool = option(True, "a tie goes to a revote among the tied before the draw of lots")
     naming: int = option(1, "display names: 1 'Player k', 2 'Aaron One'..., 3 plain first names", NAMING_METHODS)
     shuffle_seats: bool = option(True, "seat the spy at random (else seat 1)")
@@ -163,11 +167,16 @@ class SpyWordGame(Game):
 
     def round_opening(self) -> str:
         """The host's first line of a round, heard by every seat."""
-        return f"Round {self.round}. Players still in the game: {', '.join(self.alive)}. Speaking order: {', '.join(self.order)}."
+        alive, order = ", ".join(self.alive), ", ".join(self.order)
+        return f"Round {self.round}. Players still in the game: {alive}. Speaking order: {order}."
 
     def vote_opening(self, kind: str, candidates: list[str]) -> str:
         """The host's line opening a ballot ("first" or "revote" among `candidates`)."""
-        how = "secretly and all at once; the votes are announced together" if self.secret else "one after another, in speaking order, and each vote is announced at once"
+        how = (
+            "secretly and all at once; the votes are announced together"
+            if self.secret
+            else "one after another, in speaking order, and each vote is announced at once"
+        )
         if kind == "first":
             return f"Voting for round {self.round}: every player votes for the player they think is the spy, {how}."
         return f"Revote among the tied players {', '.join(candidates)}: every player votes again, {how}."
@@ -370,8 +379,10 @@ def no_own_word(text: str, word: str) -> None:
 def vote_facts(details: dict[str, Any]) -> list[str]:
     """How a voting game went, for a reader: the spy and the words, who was voted out and how,
     and whether a draw of lots decided it."""
-    facts = [f"The spy was {details['spy']} (word \"{details['spy_word']}\"; the villagers had \"{details['villager_word']}\")",
-             f"{details['rounds']} round{'s' if details['rounds'] != 1 else ''}"]
+    facts = [
+        f'The spy was {details["spy"]} (word "{details["spy_word"]}"; the villagers had "{details["villager_word"]}")',
+        f"{details['rounds']} round{'s' if details['rounds'] != 1 else ''}",
+    ]
     out = [f"{e['seat']} (round {e['round']}, {e['role']}{', by drawn lots' if e['how'] == 'lot' else ''})"
            for e in details.get("eliminated", [])]
     if out:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from pytest_gameeval.engine.errors import GameEvalError
 
 # What must be equal for logs to be parts of one evaluation.
-_SAME = ("task", "task_version", "task_file", "task_args", "metadata", "model", "model_args", "model_roles", "solver", "solver_args")
+_SAME = ("task", "task_version", "task_file", "task_args", "metadata", "model", "model_args", "model_roles", "solver",
+         "solver_args")
 
 
 def _game_of(log) -> str:
@@ -46,7 +47,8 @@ def merge_logs(paths: list[str]):
         for field in _SAME:
             if getattr(log.eval, field) != getattr(first.eval, field):
                 what = "game options" if field == "metadata" else field  # the task's metadata holds the game's options
-                raise GameEvalError(f"{log.location}: its {what} differ from {first.location}'s: not parts of one evaluation")
+                raise GameEvalError(f"{log.location}: its {what} differ from {first.location}'s: "
+                                    "not parts of one evaluation")
     samples = [s for log in logs for s in (log.samples or [])]
     seen: set[tuple[object, int]] = set()
     for sample in samples:

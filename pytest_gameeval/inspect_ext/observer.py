@@ -131,12 +131,20 @@ class TranscriptObserver:
 
     # -- rendering ------------------------------------------------------------------------
     def setup_card(self, game: Game, seed: int) -> str:
-        lines = [f"**{self.title or game.name}** · game seed `{seed}` · for the reader: each seat knows only its own row",
-                 "", "| Seat | Role | Played by | Knows privately |", "|---|---|---|---|"]
+        lines = [
+            f"**{self.title or game.name}** · game seed `{seed}` · for the reader: each seat knows only its own row",
+            "",
+            "| Seat | Role | Played by | Knows privately |",
+            "|---|---|---|---|",
+        ]
         shared = self._shared_secrets(game)
         for seat in game.seats.values():
             model_role, model, how = self.played_by.get(seat.name, ("", "", ""))
-            who = f"{model} (**evaluated**)" if model_role == EVALUATED else (f"{model} ({why_played(model_role, how)})" if model_role else model)
+            who = (
+                f"{model} (**evaluated**)"
+                if model_role == EVALUATED
+                else (f"{model} ({why_played(model_role, how)})" if model_role else model)
+            )
             secrets = "; ".join(f"{k}: {_value(v)}" for k, v in seat.private.items() if k not in shared) or "—"
             lines.append(f"| {_cell(seat.name)} | {_cell(seat.role)} | {_cell(who)} | {_cell(secrets)} |")
         for key, (value, seats) in shared.items():
@@ -176,7 +184,9 @@ class TranscriptObserver:
                 return None  # a vote: the host announces it where the rules make it public
             extra = {k: v for k, v in event.data.items() if k != "probe"}
             details = "; ".join(f"{k}: {_value(v, 80)}" for k, v in extra.items())
-            return f"Host records for {event.speaker} (unseen by the players)", event.text + (f" ({details})" if details else "")
+            return f"Host records for {event.speaker} (unseen by the players)", event.text + (
+                f" ({details})" if details else ""
+            )
         if event.kind == JUDGEMENT:
             if any(event is e for e in self.on_card):
                 return None  # already on the setup card

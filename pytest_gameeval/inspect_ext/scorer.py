@@ -134,7 +134,10 @@ def mean_metric_name(spec: GameSpec, key: str) -> str:
 def game_scorer(spec: GameSpec) -> Scorer:
     rates = set(spec.rate_keys)
     # the headline first: inspect's summary and the sample's score panel list keys in this order
-    keys = [spec.headline, *(k for k in [*spec.outcome_labels, *spec.mean_keys, *FAILURE_KEYS.values()] if k != spec.headline)]
+    keys = [
+        spec.headline,
+        *(k for k in [*spec.outcome_labels, *spec.mean_keys, *FAILURE_KEYS.values()] if k != spec.headline),
+    ]
     metrics = {key: _metrics_of(key, rates, spec) for key in keys}
 
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
@@ -156,7 +159,9 @@ def game_scorer(spec: GameSpec) -> Scorer:
 
 def headline_metric(spec: GameSpec) -> HeadlineMetric:
     """The log list's SCORE column: the mean of the game's headline score key."""
-    return HeadlineMetric(scorer=f"gameeval_{spec.name}", score=spec.headline, metric=mean_metric_name(spec, spec.headline))
+    return HeadlineMetric(
+        scorer=f"gameeval_{spec.name}", score=spec.headline, metric=mean_metric_name(spec, spec.headline)
+    )
 
 
 def score_tag(spec: GameSpec) -> str:

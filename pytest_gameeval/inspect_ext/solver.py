@@ -9,16 +9,16 @@ from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from pytest_gameeval.engine.game import Seat
-from pytest_gameeval.engine.spec import GameSpec, Row
-from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating
-from pytest_gameeval.games.registry import REFERENCE_MODEL, get_spec
-from pytest_gameeval.inspect_ext.observer import TranscriptObserver
-from pytest_gameeval.inspect_ext.progress import progress_of
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player
-from pytest_gameeval.inspect_ext.decoding import model_player
-from pytest_gameeval.players.model import to_inspect
 from pytest_gameeval.engine.roles import lookup_role
+from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating
+from pytest_gameeval.engine.spec import GameSpec, Row
+from pytest_gameeval.games.registry import REFERENCE_MODEL, get_spec
+from pytest_gameeval.inspect_ext.decoding import model_player
+from pytest_gameeval.inspect_ext.observer import TranscriptObserver
+from pytest_gameeval.inspect_ext.progress import progress_of
+from pytest_gameeval.players.model import to_inspect
 
 RECORD_KEY = "gameeval_record"
 

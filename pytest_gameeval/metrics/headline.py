@@ -91,7 +91,9 @@ _NOT_WORD = re.compile(r"[^\w]+")
 def distinct_share(record: GameRecord, seat: str) -> float:
     """The share of `seat`'s public moves that are distinct (case, spacing and punctuation
     ignored); 0 when it said nothing. Repeating one question every round earns nothing new."""
-    said = [_NOT_WORD.sub(" ", e.text).strip().casefold() for e in record.events if e.kind == SPEECH and e.speaker == seat]
+    said = [
+        _NOT_WORD.sub(" ", e.text).strip().casefold() for e in record.events if e.kind == SPEECH and e.speaker == seat
+    ]
     said = [s for s in said if s]
     return len(set(said)) / len(said) if said else 0.0
 

@@ -77,7 +77,13 @@ def load_ranking(path: str | Path, higher_is_better: bool | None = None) -> Rank
 def kendall(ours: Ranking, external: Ranking) -> dict[str, Any]:
     common = [m for m in ours.order if m in external.scores]
     if len(common) < 2:
-        return {"tau": None, "p_one_sided": None, "n": len(common), "alternative": "greater", **paper_z_test(None, len(common))}
+        return {
+            "tau": None,
+            "p_one_sided": None,
+            "n": len(common),
+            "alternative": "greater",
+            **paper_z_test(None, len(common)),
+        }
     x = [ours.scores[m] for m in common]
     y = [external.scores[m] for m in common]
     result = stats.kendalltau(x, y, alternative="greater")

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from inspect_ai.model import (
-    ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ResponseSchema,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ResponseSchema,
 )
 from inspect_ai.util import JSONSchema, LimitExceededError
 
@@ -107,13 +113,19 @@ class ModelPlayer(Player):
         except (LimitExceededError, EngineError, GameEvalError):
             raise  # budgets and harness bugs are not the model's failure
         except Exception as e:  # the call failed after inspect's own retries: a chat error
-            return Reply("", error=f"{type(e).__name__}: {e}"[:500], context_overflow="ContextOverflow" in type(e).__name__)
+            return Reply(
+                "", error=f"{type(e).__name__}: {e}"[:500], context_overflow="ContextOverflow" in type(e).__name__
+            )
         finally:
             current_turn.reset(token)
         if output.error:
             return Reply("", error=str(output.error)[:500])
         if output.stop_reason == "model_length":  # the provider says the context is full
-            return Reply("", error="the prompt and reply exceed the model's context (stop reason model_length)", context_overflow=True)
+            return Reply(
+                "",
+                error="the prompt and reply exceed the model's context (stop reason model_length)",
+                context_overflow=True,
+            )
         usage = output.usage
         return Reply(
             output.completion,

@@ -118,7 +118,9 @@ def state_result(state: GameEvalState, item: GameCaseItem) -> Any:
     if case.name not in state.runner.results:
         session_items = [i for i in item.session.items if isinstance(i, GameCaseItem) and i.case is not None]
         if state.shards is None:
-            state.shards = shard_map([i.nodeid for i in session_items], state.settings.cases_per_shard, state.gated_games())
+            state.shards = shard_map(
+                [i.nodeid for i in session_items], state.settings.cases_per_shard, state.gated_games()
+            )
         key = state.shards.get(item.nodeid)
         shard = [i.case for i in session_items if state.shards.get(i.nodeid) == key]
         gated = state.gate_metrics[case.game] if case.game in state.gated_games() else []

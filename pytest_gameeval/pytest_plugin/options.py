@@ -10,54 +10,176 @@ from typing import Any
 
 import pytest
 
+from pytest_gameeval.backends.local_weights import canonical_local_model
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.backends.local_weights import canonical_local_model
 from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
 
 DEFAULT_REPORT = "reports/gameeval-report.json"
 
 # (flag, ini name, ini type, default, help); the command line wins over the ini file
 _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
-    ("--gameeval-model", "gameeval_model", "string", None, "inspect model under evaluation, e.g. openai/gpt-4o-mini, gameeval/local"),
-    ("--gameeval-role", "gameeval_roles", "linelist", [], "bind a model role: NAME=MODEL (repeatable); an unbound role is played by the game's reference policy where it has one (opponents=reference), else by the evaluated model"),
-    ("--gameeval-model-arg", "gameeval_model_args", "linelist", [], "NAME=VALUE passed to every model the plugin creates, like inspect's -M (repeatable)"),
-    ("--gameeval-games", "gameeval_games", "string", "", "comma-separated subset of games (default: every registered game)"),
+    (
+        "--gameeval-model",
+        "gameeval_model",
+        "string",
+        None,
+        "inspect model under evaluation, e.g. openai/gpt-4o-mini, gameeval/local",
+    ),
+    (
+        "--gameeval-role",
+        "gameeval_roles",
+        "linelist",
+        [],
+        "bind a model role: NAME=MODEL (repeatable); an unbound role is played by the game's reference policy where "
+        "it has one (opponents=reference), else by the evaluated model",
+    ),
+    (
+        "--gameeval-model-arg",
+        "gameeval_model_args",
+        "linelist",
+        [],
+        "NAME=VALUE passed to every model the plugin creates, like inspect's -M (repeatable)",
+    ),
+    (
+        "--gameeval-games",
+        "gameeval_games",
+        "string",
+        "",
+        "comma-separated subset of games (default: every registered game)",
+    ),
     ("--gameeval-trials", "gameeval_trials", "string", "1", "trials (epochs) per dataset row"),
     ("--gameeval-limit", "gameeval_limit", "string", "0", "play only the first N rows of each game (0: all)"),
     ("--gameeval-seed", "gameeval_seed", "string", "0", "base seed of every game"),
-    ("--gameeval-protocol", "gameeval_protocol", "string", "", "default|paper: every game in the paper's setting and metric definitions (docs/fidelity.md); same as --gameeval-option protocol=paper"),
-    ("--gameeval-option", "gameeval_options", "linelist", [], "game option [GAME.]NAME=VALUE, as the inspect task arguments (repeatable)"),
-    ("--gameeval-data", "gameeval_data", "linelist", [], "GAME=FILE: your own data file for a game, like -T data=FILE (repeatable; relative to the current directory, in the ini file to the rootdir)"),
-    ("--gameeval-report", "gameeval_report", "string", DEFAULT_REPORT, "report JSON path (relative to the rootdir); records go beside it"),
+    (
+        "--gameeval-protocol",
+        "gameeval_protocol",
+        "string",
+        "",
+        "default|paper: every game in the paper's setting and metric definitions (docs/fidelity.md); same as "
+        "--gameeval-option protocol=paper",
+    ),
+    (
+        "--gameeval-option",
+        "gameeval_options",
+        "linelist",
+        [],
+        "game option [GAME.]NAME=VALUE, as the inspect task arguments (repeatable)",
+    ),
+    (
+        "--gameeval-data",
+        "gameeval_data",
+        "linelist",
+        [],
+        "GAME=FILE: your own data file for a game, like -T data=FILE (repeatable; relative to the current directory, "
+        "in the ini file to the rootdir)",
+    ),
+    (
+        "--gameeval-report",
+        "gameeval_report",
+        "string",
+        DEFAULT_REPORT,
+        "report JSON path (relative to the rootdir); records go beside it",
+    ),
     ("--gameeval-baseline", "gameeval_baseline", "string", "", "baseline report: gate this run against it"),
     ("--gameeval-concurrency", "gameeval_concurrency", "string", "32", "games in flight per process"),
-    ("--gameeval-max-connections", "gameeval_max_connections", "string", "0", "concurrent calls per model (inspect's max_connections; 0: the provider's default)"),
-    ("--gameeval-shard", "gameeval_shard", "string", "", "K/N: play only the K-th of N slices of the selected cases (one machine's share; gameeval report merge joins the slices' reports)"),
-    ("--gameeval-shard-size", "gameeval_shard_size", "string", "0", "cases played together by one process (0: the concurrency)"),
+    (
+        "--gameeval-max-connections",
+        "gameeval_max_connections",
+        "string",
+        "0",
+        "concurrent calls per model (inspect's max_connections; 0: the provider's default)",
+    ),
+    (
+        "--gameeval-shard",
+        "gameeval_shard",
+        "string",
+        "",
+        "K/N: play only the K-th of N slices of the selected cases (one machine's share; gameeval report merge joins "
+        "the slices' reports)",
+    ),
+    (
+        "--gameeval-shard-size",
+        "gameeval_shard_size",
+        "string",
+        "0",
+        "cases played together by one process (0: the concurrency)",
+    ),
     ("--gameeval-cache", "gameeval_cache", "bool", False, "cache model calls with inspect's cache"),
-    ("--gameeval-only", "gameeval_only", "bool", False, "run only the game cases: collect no test files (e.g. for a CI gate)"),
-    ("--gameeval-summary-md", "gameeval_summary_md", "string", "", "also write the summary as markdown to this file (a PR comment; appended to $GITHUB_STEP_SUMMARY when set)"),
-    ("--gameeval-resume", "gameeval_resume", "bool", False, "reuse the games a killed run of the same cases finished (its journal beside the report)"),
+    (
+        "--gameeval-only",
+        "gameeval_only",
+        "bool",
+        False,
+        "run only the game cases: collect no test files (e.g. for a CI gate)",
+    ),
+    (
+        "--gameeval-summary-md",
+        "gameeval_summary_md",
+        "string",
+        "",
+        "also write the summary as markdown to this file (a PR comment; appended to $GITHUB_STEP_SUMMARY when set)",
+    ),
+    (
+        "--gameeval-resume",
+        "gameeval_resume",
+        "bool",
+        False,
+        "reuse the games a killed run of the same cases finished (its journal beside the report)",
+    ),
     ("--gameeval-gate-alpha", "gameeval_gate_alpha", "string", "0.05", "gate: false-alarm rate per game"),
-    ("--gameeval-gate-beta", "gameeval_gate_beta", "string", "0.1", "gate: error rate of calling a metric 'same' when it is worse beyond its tolerance"),
-    ("--gameeval-gate-tolerance", "gameeval_gate_tolerance", "string", "0.1", "gate: a change within +-this is 'same' (metric units)"),
+    (
+        "--gameeval-gate-beta",
+        "gameeval_gate_beta",
+        "string",
+        "0.1",
+        "gate: error rate of calling a metric 'same' when it is worse beyond its tolerance",
+    ),
+    (
+        "--gameeval-gate-tolerance",
+        "gameeval_gate_tolerance",
+        "string",
+        "0.1",
+        "gate: a change within +-this is 'same' (metric units)",
+    ),
     ("--gameeval-gate-looks", "gameeval_gate_looks", "string", "4", "gate: looks (interim analyses) per game"),
-    ("--gameeval-gate-allow-missing", "gameeval_gate_allow_missing", "bool", False, "gate: a game missing from the baseline does not fail the gate"),
-    ("--gameeval-allow-version-change", "gameeval_allow_version_change", "bool", False, "gate against a baseline played with another version of a game (the game changed, not only the model; said on the verdict line)"),
-    ("--gameeval-gate-metric", "gameeval_gate_metrics", "linelist", [], "gate: also gate GAME.METRIC=higher|lower[:TOLERANCE] beside the headline, or GAME.METRIC=ignore (repeatable)"),
+    (
+        "--gameeval-gate-allow-missing",
+        "gameeval_gate_allow_missing",
+        "bool",
+        False,
+        "gate: a game missing from the baseline does not fail the gate",
+    ),
+    (
+        "--gameeval-allow-version-change",
+        "gameeval_allow_version_change",
+        "bool",
+        False,
+        "gate against a baseline played with another version of a game (the game changed, not only the model; said on "
+        "the verdict line)",
+    ),
+    (
+        "--gameeval-gate-metric",
+        "gameeval_gate_metrics",
+        "linelist",
+        [],
+        "gate: also gate GAME.METRIC=higher|lower[:TOLERANCE] beside the headline, or GAME.METRIC=ignore (repeatable)",
+    ),
 ]
 
 # help of each on/off option's --gameeval-no-... flag, which turns off what the ini file turned on;
 # said for each, since "do not" + the flag's own help reads wrong for most of them
 _NEGATED_HELP = {
     "--gameeval-cache": "do not cache model calls (overrides gameeval_cache = true in the ini file)",
-    "--gameeval-only": "collect test files as usual beside the game cases (overrides gameeval_only = true in the ini file)",
-    "--gameeval-resume": "play every case afresh, not reusing a killed run's journal (overrides gameeval_resume = true in the ini file)",
-    "--gameeval-gate-allow-missing": "gate: a game missing from the baseline fails the gate (overrides gameeval_gate_allow_missing = true in the ini file)",
+    "--gameeval-only": "collect test files as usual beside the game cases (overrides gameeval_only = true in the ini "
+                       "file)",
+    "--gameeval-resume": "play every case afresh, not reusing a killed run's journal (overrides gameeval_resume = "
+                         "true in the ini file)",
+    "--gameeval-gate-allow-missing": "gate: a game missing from the baseline fails the gate (overrides "
+                                     "gameeval_gate_allow_missing = true in the ini file)",
     "--gameeval-allow-version-change": "refuse a baseline played with another version of a game: one error line "
-                                       "(overrides gameeval_allow_version_change = true in the ini file)",
+    "(overrides gameeval_allow_version_change = true in the ini file)",
 }
 
 
@@ -69,7 +191,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             group.addoption(flag, action="append", dest=dest, default=None, metavar="NAME=VALUE", help=help_text)
         elif ini_type == "bool":
             group.addoption(flag, action="store_true", dest=dest, default=None, help=help_text)
-            group.addoption(flag.replace("--gameeval-", "--gameeval-no-"), action="store_false", dest=dest, help=_NEGATED_HELP[flag])
+            group.addoption(
+                flag.replace("--gameeval-", "--gameeval-no-"), action="store_false", dest=dest, help=_NEGATED_HELP[flag]
+            )
         else:
             group.addoption(flag, dest=dest, default=None, help=help_text)
         parser.addini(ini, help_text, type=ini_type, default=default)  # type: ignore[arg-type]
@@ -96,9 +220,13 @@ def _data_overrides(config: pytest.Config) -> list[tuple[str, str]]:
     given = config.getoption("gameeval_data", None)
     base = config.invocation_params.dir if given is not None else config.rootpath
     out = []
-    for game, file in key_value_pairs(list(given if given is not None else config.getini("gameeval_data") or []), "--gameeval-data"):
+    for game, file in key_value_pairs(
+        list(given if given is not None else config.getini("gameeval_data") or []), "--gameeval-data"
+    ):
         if game not in GAMES:
-            raise GameEvalError(f"--gameeval-data {game}={file}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+            raise GameEvalError(
+                f"--gameeval-data {game}={file}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"
+            )
         out.append((f"{game}.data", str(base / Path(file).expanduser())))
     return out
 
@@ -115,7 +243,10 @@ def settings_from_config(config: pytest.Config) -> Settings:
     beta = _number(config, "gameeval_gate_beta", float, 0.0)
     if not (0 < alpha < 0.5 and 0 < beta < 0.5):
         raise GameEvalError("--gameeval-gate-alpha and --gameeval-gate-beta must be between 0 and 0.5")
-    model_args = {k: parse_scalar(v) for k, v in key_value_pairs(list(option_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")}
+    model_args = {
+        k: parse_scalar(v)
+        for k, v in key_value_pairs(list(option_value(config, "gameeval_model_args") or []), "--gameeval-model-arg")
+    }
     model = option_value(config, "gameeval_model") or None
     roles = dict(key_value_pairs(list(option_value(config, "gameeval_roles") or []), "--gameeval-role"))
     local_paths: dict[str, str] = {}
@@ -135,17 +266,24 @@ def settings_from_config(config: pytest.Config) -> Settings:
         trials=_number(config, "gameeval_trials", int, 1),
         limit=_number(config, "gameeval_limit", int, 0),
         seed=_number(config, "gameeval_seed", int, 0),
-        option_overrides=(_protocol(config) + key_value_pairs(list(option_value(config, "gameeval_options") or []), "--gameeval-option")
-                          + _data_overrides(config)),
+        option_overrides=(
+            _protocol(config)
+            + key_value_pairs(list(option_value(config, "gameeval_options") or []), "--gameeval-option")
+            + _data_overrides(config)
+        ),
         concurrency=_number(config, "gameeval_concurrency", int, 1),
         shard_size=_number(config, "gameeval_shard_size", int, 0),
         max_connections=_number(config, "gameeval_max_connections", int, 0),
         cache=bool(option_value(config, "gameeval_cache")),
         slice=parse_slice(str(option_value(config, "gameeval_shard") or "").strip()),
-        gate=GateConfig(alpha=alpha, beta=beta, tolerance=_number(config, "gameeval_gate_tolerance", float, 0.0),
-                        looks=_number(config, "gameeval_gate_looks", int, 1),
-                        allow_missing=bool(option_value(config, "gameeval_gate_allow_missing")),
-                        allow_version_change=bool(option_value(config, "gameeval_allow_version_change"))),
+        gate=GateConfig(
+            alpha=alpha,
+            beta=beta,
+            tolerance=_number(config, "gameeval_gate_tolerance", float, 0.0),
+            looks=_number(config, "gameeval_gate_looks", int, 1),
+            allow_missing=bool(option_value(config, "gameeval_gate_allow_missing")),
+            allow_version_change=bool(option_value(config, "gameeval_allow_version_change")),
+        ),
         gate_metrics=gate_metric_option(list(option_value(config, "gameeval_gate_metrics") or [])),
     )
     return settings
@@ -165,13 +303,20 @@ def rootdir_moved(config: pytest.Config) -> str | None:
         return None
     try:
         ns = config._parser.parse_known_args(args)
-        rootpath, inipath, *_ = determine_setup(inifile=ns.inifilename, override_ini=ns.override_ini, args=ns.file_or_dir,
-                                                rootdir_cmd_arg=ns.rootdir or None, invocation_dir=config.invocation_params.dir)
+        rootpath, inipath, *_ = determine_setup(
+            inifile=ns.inifilename,
+            override_ini=ns.override_ini,
+            args=ns.file_or_dir,
+            rootdir_cmd_arg=ns.rootdir or None,
+            invocation_dir=config.invocation_params.dir,
+        )
     except Exception:  # pytest internals changed: no check rather than a false alarm
         return None
     if (rootpath, inipath) == (config.rootpath, config.inipath):
         return None
     paths = [(f, v) for f, v in split if (config.invocation_params.dir / v).exists()]
     flag, value = (paths or split)[0]
-    return (f"{flag} {value} (two words) made pytest take {value} for a test path: rootdir {config.rootpath} instead of "
-            f"{rootpath}, so {inipath or 'the project ini file'} was not read; write {flag}={value}")
+    return (
+        f"{flag} {value} (two words) made pytest take {value} for a test path: rootdir {config.rootpath} instead of "
+        f"{rootpath}, so {inipath or 'the project ini file'} was not read; write {flag}={value}"
+    )

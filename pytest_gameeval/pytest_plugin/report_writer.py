@@ -72,10 +72,26 @@ def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
 
     spec = get_spec(name)
     rate_keys, mean_keys = score_keys(spec)
-    return {"title": spec.title, "version": spec.version, "fingerprint": spec.fingerprint, "options": {}, "dataset": {},
-            "cases_selected": 0, "cases_reported": 0, "cases_played": 0, "cases_error": 0, "metrics": {}, "rate_keys": rate_keys, "mean_keys": mean_keys,
-            "directions": directions_of(spec, settings), "usage": {}, "failures": {}, "notes": [], "structured": None,
-            "data_error": reason}
+    return {
+        "title": spec.title,
+        "version": spec.version,
+        "fingerprint": spec.fingerprint,
+        "options": {},
+        "dataset": {},
+        "cases_selected": 0,
+        "cases_reported": 0,
+        "cases_played": 0,
+        "cases_error": 0,
+        "metrics": {},
+        "rate_keys": rate_keys,
+        "mean_keys": mean_keys,
+        "directions": directions_of(spec, settings),
+        "usage": {},
+        "failures": {},
+        "notes": [],
+        "structured": None,
+        "data_error": reason,
+    }
 
 
 def _merged(payloads: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:

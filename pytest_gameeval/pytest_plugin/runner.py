@@ -16,28 +16,27 @@ import asyncio
 import json
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
+from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
+from pytest_gameeval.analysis.report import cases_of, dataset_digest
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.engine.game import Seat
+from pytest_gameeval.engine.options import GameOptions
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.player import Player
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import decoding_label
-from pytest_gameeval.engine.options import GameOptions
-from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
-from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
-from pytest_gameeval.games.registry import GAMES, REFERENCE_MODEL, get_spec
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating, played_as
-from pytest_gameeval.engine.player import Player
+from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
+from pytest_gameeval.games.registry import GAMES, REFERENCE_MODEL, get_spec
+from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
-from pytest_gameeval.analysis.report import cases_of, dataset_digest
-
 
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
 
@@ -97,7 +96,9 @@ def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
     names = [c.name for c in cases]
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
-        raise GameEvalError(f"{spec.name}: case ids are not unique ({', '.join(dupes[:3])}); the game's case_key must tell rows apart")
+        raise GameEvalError(
+            f"{spec.name}: case ids are not unique ({', '.join(dupes[:3])}); the game's case_key must tell rows apart"
+        )
     return GamePlan(spec, options, cases, dataset_digest(spec, options), len(cases))
 
 
@@ -188,7 +189,11 @@ class ModelPool:
     def get(self, model: str) -> Model:
         if model not in self.models:
             try:
-                config = GenerateConfig(max_connections=self.settings.max_connections) if self.settings.max_connections else None
+                config = (
+                    GenerateConfig(max_connections=self.settings.max_connections)
+                    if self.settings.max_connections
+                    else None
+                )
                 args = dict(self.settings.model_args)
                 if model in self.settings.local_paths:  # the identity keeps only the file's name
                     args["model_path"] = self.settings.local_paths[model]
@@ -206,7 +211,9 @@ class ModelPool:
             if model:
                 self.get(model)
 
-    def binder(self, case: Case, notes: list[str], overrides: dict[str, Any] | None = None) -> Callable[[Seat, str], Player]:
+    def binder(
+        self, case: Case, notes: list[str], overrides: dict[str, Any] | None = None
+    ) -> Callable[[Seat, str], Player]:
         """bind(seat, model_role) as engine/seating.py decides it for both front ends: explicit
         overrides (a Player or model string per role, from a user's test), then --gameeval-role, else
         the game's reference policy, else the evaluated model with a note (self-play)."""
@@ -299,13 +306,17 @@ class Runner:
         entry = self.resumed.get(case.name)
         if entry is None or entry["options"] != json.loads(json.dumps(case.options.as_dict())):
             return None
-        if entry["record"].get("game_version") != get_spec(case.game).version:  # another version of the game: play again
+        if (
+            entry["record"].get("game_version") != get_spec(case.game).version
+        ):  # another version of the game: play again
             return None
         self.reused.append(case.name)
         return CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],
                           reason="resumed: finished by an earlier, interrupted run (journal)")
 
-    async def _play_one(self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None) -> CaseResult:
+    async def _play_one(
+        self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None
+    ) -> CaseResult:
         tally = None if overrides else self.progress.get(case.game)
         if not overrides and (resumed := self._resumed(case)) is not None:
             if tally is not None:
@@ -319,7 +330,9 @@ class Runner:
                 tally.game_started()
             try:
                 spec = get_spec(case.game)
-                record = await play_case(spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes)
+                record = await play_case(
+                    spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes
+                )
                 scores = spec.score(record)
             except NoModelError as e:
                 if tally is not None:
@@ -366,13 +379,22 @@ class Runner:
             for r in batch:
                 self.results[r.case.name] = r
             entries = [r.entry() for r in played]
-            gate.look(base_cases, entries, len(played), last=end >= len(cases), games_played=sum(r.status == "played" for r in played))
+            gate.look(
+                base_cases,
+                entries,
+                len(played),
+                last=end >= len(cases),
+                games_played=sum(r.status == "played" for r in played),
+            )
             if gate.stopped:
                 break
         for c in cases[start:]:
             self.results[c.name] = CaseResult(
-                c, "not played",
-                reason=f"the sequential gate reached its verdict on {gate.game} after {gate.games_used} of {len(cases)} games")
+                c,
+                "not played",
+                reason=f"the sequential gate reached its verdict on {gate.game} after {gate.games_used} of "
+                       f"{len(cases)} games",
+            )
 
     def play_now(self, case: Case, overrides: dict[str, Any] | None = None) -> CaseResult:
         """One case, now, outside any shard (the user-facing fixture)."""

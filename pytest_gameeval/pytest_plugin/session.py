@@ -49,7 +49,9 @@ def _check_usage(state: GameEvalState) -> None:
     settings = state.settings
     unknown = [g for g in settings.games if g not in GAMES]
     if unknown:
-        raise GameEvalError(f"--gameeval-games: unknown game(s) {', '.join(unknown)}; known games: {', '.join(sorted(GAMES))}")
+        raise GameEvalError(
+            f"--gameeval-games: unknown game(s) {', '.join(unknown)}; known games: {', '.join(sorted(GAMES))}"
+        )
     if not (settings.model or settings.option_overrides or settings.roles):
         return
     specs = [get_spec(name) for name in settings.games or GAMES]
@@ -59,7 +61,9 @@ def _check_usage(state: GameEvalState) -> None:
     used_roles = set().union(*(s.bindable_roles() for s in specs))
     for role, model in settings.roles.items():
         if role not in used_roles:
-            raise GameEvalError(f"--gameeval-role {role}: no selected game has this model role; roles: {', '.join(sorted(used_roles))}")
+            raise GameEvalError(
+                f"--gameeval-role {role}: no selected game has this model role; roles: {', '.join(sorted(used_roles))}"
+            )
         for one in model.split(","):
             check_scripted_model(one.strip())
     if settings.model:
@@ -69,8 +73,8 @@ def _check_usage(state: GameEvalState) -> None:
 def _prepare(state: GameEvalState) -> None:
     """With a model: every input checked now, so bad input is one line before anything runs;
     a game whose data cannot be read fails its own item instead (state.broken)."""
-    from pytest_gameeval.pytest_plugin.runner import expected_decoding, gate_metrics, score_keys
     from pytest_gameeval.analysis.report import incomparable, read_report
+    from pytest_gameeval.pytest_plugin.runner import expected_decoding, gate_metrics, score_keys
 
     settings = state.settings
     state.make_plans()
@@ -79,8 +83,10 @@ def _prepare(state: GameEvalState) -> None:
                           for name, plan in state.plans.items()}
     baseline = option_value(state.config, "gameeval_baseline")
     if baseline and settings.slice is not None:
-        raise GameEvalError("--gameeval-shard plays one slice of the cases; gate the merged report instead: "
-                            "gameeval report merge OUT SLICES..., then gameeval report diff BASELINE OUT (docs/shards.md)")
+        raise GameEvalError(
+            "--gameeval-shard plays one slice of the cases; gate the merged report instead: "
+            "gameeval report merge OUT SLICES..., then gameeval report diff BASELINE OUT (docs/shards.md)"
+        )
     if baseline:
         path = Path(baseline)
         if not path.is_absolute():
@@ -91,8 +97,13 @@ def _prepare(state: GameEvalState) -> None:
                                     "structured": expected_decoding(p.spec, p.options, settings)}
                              for name, p in state.plans.items()}}
         in_both = [g for g in state.plans if g in state.baseline["games"]]
-        reasons = incomparable(state.baseline, preview, games=in_both, allow_version_change=settings.gate.allow_version_change,
-                               version_flag="--gameeval-allow-version-change")
+        reasons = incomparable(
+            state.baseline,
+            preview,
+            games=in_both,
+            allow_version_change=settings.gate.allow_version_change,
+            version_flag="--gameeval-allow-version-change",
+        )
         if reasons:
             raise GameEvalError(f"baseline {baseline} does not match this run: " + "; ".join(reasons))
     _open_journal(state)
@@ -162,7 +173,9 @@ def _open_journal(state: GameEvalState) -> None:
     elif not state.is_worker:
         clear_journal(report_path)
     if not state.is_controller:
-        worker = getattr(state.config, "workerinput", {}).get("workerid", "main")  # not the env: subprocesses inherit it
+        worker = getattr(state.config, "workerinput", {}).get(
+            "workerid", "main"
+        )  # not the env: subprocesses inherit it
         state.runner.journal = Journal(report_path, worker)
 
 

@@ -74,13 +74,17 @@ class Settings:
         for name, _ in self.option_overrides:
             game, dot, option = name.rpartition(".")
             if dot and game not in GAMES:
-                raise GameEvalError(f"--gameeval-option {name}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+                raise GameEvalError(
+                    f"--gameeval-option {name}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"
+                )
             targets = [s for s in specs if s.name == game] if dot else specs
             if dot and game not in names:
                 continue  # an option for a game not selected in this run: harmless
             if not any(option in s.all_options() for s in targets):
                 known = sorted({o for s in targets for o in s.all_options()})
-                raise GameEvalError(f"--gameeval-option {name}: no selected game has an option {option!r}; known: {', '.join(known)}")
+                raise GameEvalError(
+                    f"--gameeval-option {name}: no selected game has an option {option!r}; known: {', '.join(known)}"
+                )
 
 
 def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | None, float | None]]]:
@@ -90,7 +94,10 @@ def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | No
         game, dot, metric = name.partition(".")
         direction, _, tol = value.partition(":")
         if not dot or not metric or direction not in ("higher", "lower", "ignore") or (direction == "ignore" and tol):
-            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: expected GAME.METRIC=higher|lower[:TOLERANCE] or GAME.METRIC=ignore")
+            raise GameEvalError(
+                f"--gameeval-gate-metric {name}={value}: expected GAME.METRIC=higher|lower[:TOLERANCE] or "
+                "GAME.METRIC=ignore"
+            )
         try:
             tolerance = float(tol) if tol else None
         except ValueError:
@@ -109,7 +116,9 @@ def parse_slice(value: str) -> tuple[int, int] | None:
     except ValueError:
         index = count = 0
     if not slash or not 1 <= index <= count:
-        raise GameEvalError(f"--gameeval-shard {value}: expected K/N with 1 <= K <= N (e.g. 2/3: the second of three slices)")
+        raise GameEvalError(
+            f"--gameeval-shard {value}: expected K/N with 1 <= K <= N (e.g. 2/3: the second of three slices)"
+        )
     return index, count
 
 

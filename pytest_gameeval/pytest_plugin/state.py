@@ -13,7 +13,9 @@ from pytest_gameeval.engine.progress import Ticker
 from pytest_gameeval.pytest_plugin.options import option_value
 from pytest_gameeval.pytest_plugin.settings import Settings
 
-NO_MODEL_REASON = "gameeval: no model to evaluate (give --gameeval-model=PROVIDER/MODEL or set gameeval_model in the ini file)"
+NO_MODEL_REASON = (
+    "gameeval: no model to evaluate (give --gameeval-model=PROVIDER/MODEL or set gameeval_model in the ini file)"
+)
 
 
 class GameEvalState:
@@ -62,7 +64,12 @@ class GameEvalState:
         for spec in selected_specs(settings):
             try:
                 # a scripted strength other games have but this one lacks: one line, before any play
-                bound = [m for role, models in settings.roles.items() if role in spec.bindable_roles() for m in models.split(",")]
+                bound = [
+                    m
+                    for role, models in settings.roles.items()
+                    if role in spec.bindable_roles()
+                    for m in models.split(",")
+                ]
                 for model in filter(None, [settings.model, *bound]):
                     check_scripted_model(model.strip(), spec)
                 self.plans[spec.name] = plan_game(spec, settings)

@@ -106,7 +106,9 @@ def markdown_summary(report: dict[str, Any], report_path: Any, headlines: dict[s
         breakdown = ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())) or "–"
         if not_played:
             breakdown += f"; {not_played} not played"
-        lines.append(f"| {name} | {game['cases_played']} | {game['cases_error']} | {key} | {value} | {interval} | {breakdown} |")
+        lines.append(
+            f"| {name} | {game['cases_played']} | {game['cases_error']} | {key} | {value} | {interval} | {breakdown} |"
+        )
     resumed = resume_line(report)
     if resumed:
         lines += ["", resumed]

@@ -42,7 +42,9 @@ class XdistHooks:
                 if game_of_nodeid(nodeid) is None:
                     return super()._split_scope(nodeid)
                 if self._shards is None:
-                    self._shards = shard_map(list(self.collection or []), state.settings.cases_per_shard, state.gated_games())
+                    self._shards = shard_map(
+                        list(self.collection or []), state.settings.cases_per_shard, state.gated_games()
+                    )
                 return self._shards.get(nodeid, nodeid)
 
         return GameEvalScheduling(config, log)

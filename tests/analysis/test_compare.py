@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from pytest_gameeval.cli.compare import main
 from pytest_gameeval.analysis.verdict import BETTER, SAME, UNDECIDED, WORSE
+from pytest_gameeval.cli.compare import main
 from pytest_gameeval.games.registry import get_spec
 
 ORACLE, RANDOM = "gameeval/scripted/oracle", "gameeval/scripted/random"
@@ -21,7 +21,9 @@ def _compare(tmp_path, a: str, b: str, *extra: str) -> dict:
 
 def test_oracle_against_random_is_told_apart_both_ways(tmp_path, capsys):
     worse = _compare(tmp_path / "1", ORACLE, RANDOM)["games"]["askguess"]
-    assert worse["result"] == WORSE and worse["paired"] and list(worse["metrics"]) == ["played_quality", "legal_first_try"]
+    assert (
+        worse["result"] == WORSE and worse["paired"] and list(worse["metrics"]) == ["played_quality", "legal_first_try"]
+    )
     assert worse["outcomes"]["counts"]["ST"]["old"] == 20  # the breakdown of both sides, A as "old"
     assert worse["seats"]["A"] and worse["seats"]["B"]  # who played every seat, per side
     version = get_spec("askguess").version
@@ -64,8 +66,11 @@ def test_resumed_logs_of_another_game_version_are_incomparable_unless_allowed(tm
     old.eval.metadata["gameeval_version"] = "0"  # as an earlier pytest-gameeval wrote it
     write_eval_log(old, logs[0].name)
     args = [ORACLE, RANDOM, "--games", "askguess", "--out", str(out), "--analyze-only"]
-    with pytest.raises(GameEvalError, match=r"askguess: incomparable game versions: the logs in .* are of version (0 \(A\)|.*0 \(B\)).*"
-                                            r"this pytest-gameeval plays version .*re-make them"):
+    with pytest.raises(
+        GameEvalError,
+        match=r"askguess: incomparable game versions: the logs in .* are of version (0 \(A\)|.*0 \(B\)).*"
+        r"this pytest-gameeval plays version .*re-make them",
+    ):
         main(args)
     assert main([*args, "--allow-version-change"]) == 0
     result = json.loads((out / "compare.json").read_text())

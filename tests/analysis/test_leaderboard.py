@@ -29,7 +29,11 @@ def test_cells_carry_value_interval_and_games():
     board = _board({("A", "askguess"): [1, 1, 0, 1], ("A", "spygpt"): [3.0, 4.0, 5.0]})
     result = L.build(board, n_resamples=50)
     cells = result["rows"][0]["cells"]
-    assert cells["askguess"]["value"] == 0.75 and cells["askguess"]["method"] == "wilson" and cells["askguess"]["games"] == 4
+    assert (
+        cells["askguess"]["value"] == 0.75
+        and cells["askguess"]["method"] == "wilson"
+        and cells["askguess"]["games"] == 4
+    )
     assert cells["spygpt"]["method"] == "t" and cells["spygpt"]["ci"][0] < 4.0 < cells["spygpt"]["ci"][1]
     assert L.cell_text(cells["askguess"]).startswith("0.75 [0.30, 0.95] (n=4)")
     assert L.cell_text(None) == "not played"
@@ -127,7 +131,9 @@ def _check_page(out: Path, models: set[str], games: int) -> None:
         ratings = [float(r[1].split()[0]) for r in _read_table(driver) if not r[1].startswith("not rated")]
         assert ratings == sorted(ratings)
         links = driver.find_elements("css selector", "table.board tbody a")
-        assert links and all("#/logs/" in a.get_attribute("href") or a.get_attribute("href").endswith(".json") for a in links)
+        assert links and all(
+            "#/logs/" in a.get_attribute("href") or a.get_attribute("href").endswith(".json") for a in links
+        )
     finally:
         driver.quit()
 
@@ -149,17 +155,26 @@ def test_page_from_logs_and_a_report_read_in_chromium(tmp_path: Path):
 
 def test_two_versions_of_a_game_are_two_columns_never_rated_against_each_other(tmp_path: Path):
     report = json.loads(REPORT.read_text())
-    for name, version, model in [("v1.json", "1", "model-a"), ("v2.json", "2", "model-b"), ("v2b.json", "2", "model-c")]:
+    for name, version, model in [
+        ("v1.json", "1", "model-a"),
+        ("v2.json", "2", "model-b"),
+        ("v2b.json", "2", "model-c"),
+    ]:
         report["games"]["askguess"]["version"], report["models"]["evaluated"] = version, model
         (tmp_path / name).write_text(json.dumps(report))
     board = L.build(L.read_inputs([tmp_path]), n_resamples=50)
     assert [(c["game"], c["version"]) for c in board["columns"]] == [("askguess@1", "1"), ("askguess@2", "2")]
     assert board["columns"][0]["title"] == "Ask-Guess (version 1, not comparable with the other)"
     rows = {r["model"]: r for r in board["rows"]}
-    assert list(rows["model-a"]["cells"]) == ["askguess@1"] and rows["model-a"]["rating"]["rating"] is None  # alone in its version
+    assert (
+        list(rows["model-a"]["cells"]) == ["askguess@1"] and rows["model-a"]["rating"]["rating"] is None
+    )  # alone in its version
     assert rows["model-b"]["rating"]["games_rated"] == 1  # rated against model-c only, on version 2
     md = L.render_markdown(board)
-    assert "Ask-Guess (version 1, not comparable with the other)" in md and "Ask-Guess (version 2, not comparable with the other)" in md
+    assert (
+        "Ask-Guess (version 1, not comparable with the other)" in md
+        and "Ask-Guess (version 2, not comparable with the other)" in md
+    )
 
 
 @pytest.mark.slow

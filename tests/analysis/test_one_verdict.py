@@ -100,7 +100,9 @@ NAMES = {"BETTER", "WORSE", "SAME", "UNDECIDED", "TOO_FEW", "MISSING"}  # the ve
 
 def _metric_verdict(target: ast.expr) -> bool:
     """`result["verdict"] = ...`: one metric's verdict (verdict.judge_metric, the statistics), not a game's."""
-    return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and target.slice.value == "verdict"
+    return (
+        isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and target.slice.value == "verdict"
+    )
 
 
 def _decides(node: ast.AST) -> str | None:

@@ -10,15 +10,15 @@ import stat
 
 import pytest
 
-from pytest_gameeval.cli import bias_report
 from pytest_gameeval.analysis import tournament as T
-from pytest_gameeval.engine.record import write_records
+from pytest_gameeval.cli import bias_report
 from pytest_gameeval.engine.files import atomic_write, usual_mode
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.record import write_records
 from pytest_gameeval.games.age import topics as age_topics
 from pytest_gameeval.games.spygame import SPEC as SPYGAME
 from pytest_gameeval.games.spygame import bias_plot
 from pytest_gameeval.games.tofukingdom import tournament as tofukingdom_tournament
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
 
@@ -50,11 +50,29 @@ def texts(fig) -> list[str]:
 
 def tournament_result():
     models = ["m/a", "m/b"]
-    cell = {"value": [[None, 0.5], [0.25, None]], "ci": [[None, [0.1, 0.9]], [[0.05, 0.7], None]], "n": [[0, 4], [4, 0]]}
-    return {"game": "spyfall", "games": 8, "models": models,
-            "matrices": {"spy_win_rate": {"rows": models, "cols": models, "rows_title": "spy played by",
-                                          "cols_title": "villagers played by", **cell}},
-            "bradley_terry": {"ranking": models, "ratings": {m: {"rating": r, "ci": [r - 1, r + 1]} for m, r in zip(models, (0.3, -0.3))}}}
+    cell = {
+        "value": [[None, 0.5], [0.25, None]],
+        "ci": [[None, [0.1, 0.9]], [[0.05, 0.7], None]],
+        "n": [[0, 4], [4, 0]],
+    }
+    return {
+        "game": "spyfall",
+        "games": 8,
+        "models": models,
+        "matrices": {
+            "spy_win_rate": {
+                "rows": models,
+                "cols": models,
+                "rows_title": "spy played by",
+                "cols_title": "villagers played by",
+                **cell,
+            }
+        },
+        "bradley_terry": {
+            "ranking": models,
+            "ratings": {m: {"rating": r, "ci": [r - 1, r + 1]} for m, r in zip(models, (0.3, -0.3))},
+        },
+    }
 
 
 def test_tournament_heatmap_has_axis_titles_intervals_n_and_explains_empty_cells(tmp_path, captured):
@@ -79,7 +97,9 @@ def test_bias_report_draws_shares_against_uniform(tmp_path, captured):
                for r in SPYGAME.select_rows(opts)]
     write_records(tmp_path / "probe.jsonl", records)
     png = tmp_path / "bias.png"
-    assert bias_report.main([str(tmp_path / "probe.jsonl"), "--out", str(tmp_path / "bias.json"), "--plot", str(png)]) == 0
+    assert (
+        bias_report.main([str(tmp_path / "probe.jsonl"), "--out", str(tmp_path / "bias.json"), "--plot", str(png)]) == 0
+    )
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (fig,) = captured
     words = texts(fig)

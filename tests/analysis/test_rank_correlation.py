@@ -47,7 +47,9 @@ def test_rbo_permutation_test_is_seeded_and_sensible():
     assert same["value"] == pytest.approx(1.0) and same["p_value"] < 0.01
     reversed_ = rbo_test(list("abcdefghij"), list("jihgfedcba"), permutations=300, seed=1)
     assert reversed_["p_value"] > 0.5
-    assert rbo_test(list("abcdef"), list("badcfe"), permutations=200, seed=3) == rbo_test(list("abcdef"), list("badcfe"), permutations=200, seed=3)
+    assert rbo_test(list("abcdef"), list("badcfe"), permutations=200, seed=3) == rbo_test(
+        list("abcdef"), list("badcfe"), permutations=200, seed=3
+    )
 
 
 def test_kendall_one_sided_on_common_models():
@@ -71,12 +73,20 @@ def test_ranking_formats():
 def test_command_prints_json(tmp_path, capsys):
     (tmp_path / "ours.json").write_text(json.dumps({"a": 0.8, "b": 0.6, "c": 0.4, "d": 0.1}))
     (tmp_path / "ext.json").write_text(json.dumps(["a", "c", "b", "d", "e"]))
-    assert cli(["rank-correlate", str(tmp_path / "ours.json"), str(tmp_path / "ext.json"), "--permutations", "200"]) == 0
+    assert (
+        cli(["rank-correlate", str(tmp_path / "ours.json"), str(tmp_path / "ext.json"), "--permutations", "200"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["common"] == ["a", "b", "c", "d"] and out["only_external"] == ["e"]
     assert out["kendall"]["tau"] == pytest.approx(2 / 3)
     assert out["rbo"]["p"] == 0.9 and out["rbo"]["permutations"] == 200 and 0 < out["rbo"]["p_value"] <= 1
-    assert out == {**compare(ranking_from_json({"a": 0.8, "b": 0.6, "c": 0.4, "d": 0.1}), ranking_from_json(["a", "c", "b", "d", "e"]), permutations=200)}
+    assert out == {
+        **compare(
+            ranking_from_json({"a": 0.8, "b": 0.6, "c": 0.4, "d": 0.1}),
+            ranking_from_json(["a", "c", "b", "d", "e"]),
+            permutations=200,
+        )
+    }
 
 
 def test_command_bad_input_is_one_line(tmp_path, capsys):

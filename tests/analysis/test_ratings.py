@@ -48,7 +48,10 @@ def test_bootstrap_is_seeded():
 def test_perfect_record_stays_finite_and_models_without_games_are_listed():
     r = bradley_terry([[("A", "B")]] * 5, models=["A", "B", "C"], n_resamples=20)
     assert math.isfinite(r["ratings"]["A"]["rating"]) and r["ratings"]["A"]["rating"] > 1
-    assert r["ratings"]["C"]["rating"] == pytest.approx(0.0, abs=1e-6) or r["ratings"]["C"]["rating"] > r["ratings"]["B"]["rating"]
+    assert (
+        r["ratings"]["C"]["rating"] == pytest.approx(0.0, abs=1e-6)
+        or r["ratings"]["C"]["rating"] > r["ratings"]["B"]["rating"]
+    )
     assert r["ranking"][0] == "A"
 
 

@@ -9,18 +9,34 @@ import random
 import pytest
 from scipy import stats
 
-from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.analysis.gate import GameGate, GateMetric, look_ends, mean_change, rate_change, spent
-from pytest_gameeval.analysis.verdict import (
-    BETTER, MEAN, MISSING, RATE, SAME, TOO_FEW, UNDECIDED, WORSE, judge_game, judge_metric, outcome_breakdown,
-    paired_rate,
-)
-from pytest_gameeval.pytest_plugin.settings import GateConfig, shard_map
 from pytest_gameeval.analysis.report import (
-    SCHEMA, SCHEMA_VERSION, diff_reports, incomparable, read_report, redact_args, render_markdown,
+    SCHEMA,
+    SCHEMA_VERSION,
+    diff_reports,
+    incomparable,
+    read_report,
+    redact_args,
+    render_markdown,
     write_json_atomic,
 )
+from pytest_gameeval.analysis.verdict import (
+    BETTER,
+    MEAN,
+    MISSING,
+    RATE,
+    SAME,
+    TOO_FEW,
+    UNDECIDED,
+    WORSE,
+    judge_game,
+    judge_metric,
+    outcome_breakdown,
+    paired_rate,
+)
 from pytest_gameeval.cli.report import main
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.pytest_plugin.settings import GateConfig, shard_map
 
 
 def cases(wins: list[float], rounds: list[float] | None = None, *, game: str = "g", seed0: int = 0) -> list[dict]:
@@ -131,7 +147,9 @@ def test_spending_sums_to_alpha_and_looks_cover_every_case():
     assert look_ends(7, 1) == [7]
 
 
-def _run_gate(base: list[float], new: list[float], tolerance: float = 0.1, looks: int = 4, paired: bool = True) -> GameGate:
+def _run_gate(
+    base: list[float], new: list[float], tolerance: float = 0.1, looks: int = 4, paired: bool = True
+) -> GameGate:
     base_cases, new_cases = cases(base), cases(new, seed0=0 if paired else 10_000)
     gate = GameGate("g", [GateMetric("win", RATE, True, tolerance)], GateConfig(looks=looks), len(new),
                     baseline_played=len(base_cases))
@@ -168,7 +186,11 @@ def test_gate_splits_alpha_over_metrics():
 
 
 def test_shards_follow_run_order_and_keep_gated_games_whole():
-    ids = [f"gameeval::a[x{i}-t0]" for i in range(5)] + ["tests/test_x.py::test_y"] + [f"gameeval::b[y{i}-t0]" for i in range(3)]
+    ids = (
+        [f"gameeval::a[x{i}-t0]" for i in range(5)]
+        + ["tests/test_x.py::test_y"]
+        + [f"gameeval::b[y{i}-t0]" for i in range(3)]
+    )
     shards = shard_map(ids, 2, gated_games={"b"})
     assert shards["gameeval::a[x0-t0]"] == shards["gameeval::a[x1-t0]"] != shards["gameeval::a[x2-t0]"]
     assert len({shards[i] for i in ids if "::b[" in i}) == 1
@@ -179,8 +201,16 @@ def test_shards_follow_run_order_and_keep_gated_games_whole():
 
 
 def test_redaction_keeps_secrets_out():
-    args = ["--gameeval-model", "openai/gpt-4o", "--api-key", "abc123", "--gameeval-model-arg", "api_key=sk-abcdefghijklmnop",
-            "token=xyz", "--x=sk-ABCDEFGHIJKLMNOPQ"]
+    args = [
+        "--gameeval-model",
+        "openai/gpt-4o",
+        "--api-key",
+        "abc123",
+        "--gameeval-model-arg",
+        "api_key=sk-abcdefghijklmnop",
+        "token=xyz",
+        "--x=sk-ABCDEFGHIJKLMNOPQ",
+    ]
     text = " ".join(redact_args(args))
     for secret in ("abc123", "sk-abcdefghijklmnop", "xyz", "sk-ABCDEFGHIJKLMNOPQ"):
         assert secret not in text
@@ -323,7 +353,11 @@ def _gate(played: int, errors: int, baseline_played: int = 10) -> GameGate:
 
 def test_gate_fails_a_game_with_no_played_game_as_missing():
     gate = _gate(0, 6)
-    assert gate.failed and gate.verdict == MISSING and gate.reason == "missing: no game of it was played (6 harness errors)"
+    assert (
+        gate.failed
+        and gate.verdict == MISSING
+        and gate.reason == "missing: no game of it was played (6 harness errors)"
+    )
     assert gate.to_dict()["verdict"] == "fail" and gate.to_dict()["harness_errors"] == 6
     assert _gate(6, 0, baseline_played=0).verdict == TOO_FEW
 
@@ -371,7 +405,9 @@ def test_a_baseline_without_the_headline_says_to_regenerate_it():
 
 @pytest.mark.parametrize("old_version, new_version, shown", [("1", "2", "old: 1, new: 2"),
                                                              (None, "1", "old: unknown version, new: 1")])
-def test_another_game_version_is_incomparable_in_one_line_unless_allowed(tmp_path, capsys, old_version, new_version, shown):
+def test_another_game_version_is_incomparable_in_one_line_unless_allowed(
+    tmp_path, capsys, old_version, new_version, shown
+):
     from pytest_gameeval.cli import main as cli
 
     old, new = tmp_path / "old.json", tmp_path / "new.json"
@@ -379,17 +415,31 @@ def test_another_game_version_is_incomparable_in_one_line_unless_allowed(tmp_pat
     write_json_atomic(new, make_report([1] * 5 + [0] * 25, version=new_version))
     assert cli(["report", "diff", str(old), str(new)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"gameeval: error: reports are not comparable: g: incomparable game versions ({shown})") and "\n" not in err
+    assert (
+        err.startswith(f"gameeval: error: reports are not comparable: g: incomparable game versions ({shown})")
+        and "\n" not in err
+    )
     assert f"re-make the baseline with g version {new_version}" in err and "--allow-version-change" in err
     assert cli(["report", "diff", str(old), str(new), "--allow-version-change"]) == 1  # compared: worse
     out = capsys.readouterr().out
     verdict = next(line for line in out.splitlines() if line.startswith("Verdict"))
-    assert f"Game versions differ, compared anyway (--allow-version-change): g {shown.split(', ')[0].split(': ')[1]} -> {new_version}" in verdict
+    assert (
+        f"Game versions differ, compared anyway (--allow-version-change): g {shown.split(', ')[0].split(': ')[1]} -> "
+        f"{new_version}"
+        in verdict
+    )
     assert cli(["report", "diff", str(new), str(new)]) == 0  # the same version: compared as usual
 
 
 def test_version_comes_first_and_equal_versions_add_no_reason():
     assert incomparable(make_report([1, 0]), make_report([0, 1])) == []
     reasons = incomparable(make_report([1, 0], version="1"), make_report([0, 1], sha="other", version="2"))
-    assert len(reasons) == 2 and reasons[0].startswith("g: incomparable game versions") and "different dataset" in reasons[1]
-    assert len(incomparable(make_report([1, 0], version="1"), make_report([0, 1], version="2"), allow_version_change=True)) == 0
+    assert (
+        len(reasons) == 2
+        and reasons[0].startswith("g: incomparable game versions")
+        and "different dataset" in reasons[1]
+    )
+    assert (
+        len(incomparable(make_report([1, 0], version="1"), make_report([0, 1], version="2"), allow_version_change=True))
+        == 0
+    )

@@ -55,8 +55,13 @@ def _rec(winner: str, **details) -> GameRecord:
 def test_tofukingdom_analysis_points_matrices_and_ratings():
     sides_abc = {"prince": "A", "queen": "B", "spy": "C"}
     sides_bca = {"prince": "B", "queen": "C", "spy": "A"}
-    games = [SeatedGame(sides_abc, _rec("prince")), SeatedGame(sides_abc, _rec("prince")), SeatedGame(sides_abc, _rec("queen")),
-             SeatedGame(sides_bca, _rec("spy")), SeatedGame(sides_bca, _rec("prince"))]
+    games = [
+        SeatedGame(sides_abc, _rec("prince")),
+        SeatedGame(sides_abc, _rec("prince")),
+        SeatedGame(sides_abc, _rec("queen")),
+        SeatedGame(sides_bca, _rec("spy")),
+        SeatedGame(sides_bca, _rec("prince")),
+    ]
     r = T.analyze("tofukingdom", T.Collected(games), ["A", "B", "C"], n_resamples=20)
     assert r["games"] == 5
     assert {m: p["points"] for m, p in r["points"].items()} == {"A": 3, "B": 2, "C": 0}
@@ -84,8 +89,13 @@ def test_spyfall_analysis_matrices_average_over_word_pairs():
 
     ab = {"spy": "A", "villager": "B"}
     ba = {"spy": "B", "villager": "A"}
-    games = [SeatedGame(ab, rec("spy", "p1", 3)), SeatedGame(ab, rec("spy", "p1", 3)), SeatedGame(ab, rec("villagers", "p2", 1)),
-             SeatedGame(ba, rec("villagers", "p1", 0)), SeatedGame(ba, rec("villagers", "p2", 2))]
+    games = [
+        SeatedGame(ab, rec("spy", "p1", 3)),
+        SeatedGame(ab, rec("spy", "p1", 3)),
+        SeatedGame(ab, rec("villagers", "p2", 1)),
+        SeatedGame(ba, rec("villagers", "p1", 0)),
+        SeatedGame(ba, rec("villagers", "p2", 2)),
+    ]
     r = T.analyze("spyfall", T.Collected(games), ["A", "B"], n_resamples=20)
     w = r["matrices"]["spy_win_rate"]
     # A as spy: pair p1 won 2/2, pair p2 0/1 -> average over the two pairs 0.5 (not 2/3 over games)
@@ -147,10 +157,19 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys):
 def test_spyfall_tournament_end_to_end_with_scripted_models(tmp_path: Path):
     models = ["gameeval/scripted/strong", "gameeval/scripted/random"]
     logs = tmp_path / "logs"
-    ok, _ = T.run("spyfall", models, logs, task_args={"pairs": "ipad-iphone", "both_orientations": "false"}, limit=1, display="none")
+    ok, _ = T.run(
+        "spyfall",
+        models,
+        logs,
+        task_args={"pairs": "ipad-iphone", "both_orientations": "false"},
+        limit=1,
+        display="none",
+    )
     assert ok
     collected = T.collect("spyfall", logs)
-    assert sorted((g.sides["spy"], g.sides["villager"]) for g in collected.games) == sorted([(models[0], models[1]), (models[1], models[0])])
+    assert sorted((g.sides["spy"], g.sides["villager"]) for g in collected.games) == sorted(
+        [(models[0], models[1]), (models[1], models[0])]
+    )
     for g in collected.games:  # the spy seat was played by the spy-side model, every villager by the other
         for seat in g.record.seats:
             assert seat["model"] == g.sides["spy" if seat["role"] == "spy" else "villager"]
@@ -183,14 +202,24 @@ def test_a_harness_error_is_not_retried(tmp_path: Path, monkeypatch):
     calls = []
     real = T.harness_errors
     monkeypatch.setattr(T, "harness_errors", lambda logs: calls.append(len(logs)) or real(logs))
-    with pytest.raises(GameEvalError, match="harness error, which re-running will not fix: .*EngineError: broken harness"):
+    with pytest.raises(
+        GameEvalError, match="harness error, which re-running will not fix: .*EngineError: broken harness"
+    ):
         T.run("spyfall", ["brokenharness18/x", "gameeval/scripted/random"], tmp_path / "logs", limit=1, display="none")
     assert len(calls) == 1  # one eval_set pass, no retries
 
 
 def test_a_scripted_strength_the_game_lacks_stops_before_play(tmp_path: Path):
-    with pytest.raises(GameEvalError, match="spyfall has no scripted strength 'oracle'; its strengths: first_option, random, strong"):
-        T.run("spyfall", ["gameeval/scripted/oracle", "gameeval/scripted/random"], tmp_path / "logs", limit=1, display="none")
+    with pytest.raises(
+        GameEvalError, match="spyfall has no scripted strength 'oracle'; its strengths: first_option, random, strong"
+    ):
+        T.run(
+            "spyfall",
+            ["gameeval/scripted/oracle", "gameeval/scripted/random"],
+            tmp_path / "logs",
+            limit=1,
+            display="none",
+        )
     assert not (tmp_path / "logs").exists()
 
 
@@ -208,7 +237,10 @@ def test_short_labels_are_unique_and_slash_free():
     labels = T.short_labels(["openai/gpt-4o", "azure/gpt-4o", "gameeval/local"])
     assert labels == {"openai/gpt-4o": "openai-gpt-4o", "azure/gpt-4o": "azure-gpt-4o", "gameeval/local": "local"}
     m = T.matchups("spyfall", ["gameeval/scripted/strong", "gameeval/scripted/random"])[0]
-    assert m.title(T.short_labels(["gameeval/scripted/strong", "gameeval/scripted/random"])) == "spyfall spy=strong vs villager=random"
+    assert (
+        m.title(T.short_labels(["gameeval/scripted/strong", "gameeval/scripted/random"]))
+        == "spyfall spy=strong vs villager=random"
+    )
 
 
 def test_clip_keeps_intervals_in_range():
@@ -225,7 +257,10 @@ def test_spyfall_cell_of_one_word_pair_has_an_interval_over_its_games():
         r.outcome["label"] = {"spy": "spy_win", "villagers": "villager_win"}[winner]
         return r
 
-    games = [SeatedGame({"spy": "A", "villager": "B"}, rec("villagers", 0)), SeatedGame({"spy": "A", "villager": "B"}, rec("villagers", 2))]
+    games = [
+        SeatedGame({"spy": "A", "villager": "B"}, rec("villagers", 0)),
+        SeatedGame({"spy": "A", "villager": "B"}, rec("villagers", 2)),
+    ]
     r = T.analyze("spyfall", T.Collected(games), ["A", "B"], n_resamples=20)
     w, rounds = r["matrices"]["spy_win_rate"], r["matrices"]["spy_living_round"]
     low, high = w["ci"][0][1]

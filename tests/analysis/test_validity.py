@@ -5,10 +5,10 @@ import json
 
 import pytest
 
+from pytest_gameeval.analysis.validity import CONTRASTS, compare_arms, run, run_contrast
 from pytest_gameeval.cli import main as cli_main
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.analysis.validity import CONTRASTS, compare_arms, run, run_contrast
 
 
 def test_every_game_has_a_contrast_of_two_existing_strengths():
@@ -43,7 +43,9 @@ def test_continuous_contrast_uses_welch():
     r = run_contrast(CONTRASTS["spygpt"], max_games=20, look_every=10)
     assert r["test"] == "welch_t" and r["separated"] and r["strong_summary"]["method"] == "t"
     clustered = r["strong_clustered_by_row"]
-    assert clustered["method"] == "cluster_bootstrap" and clustered["value"] == pytest.approx(r["strong_summary"]["value"])
+    assert clustered["method"] == "cluster_bootstrap" and clustered["value"] == pytest.approx(
+        r["strong_summary"]["value"]
+    )
 
 
 def test_no_separation_runs_the_whole_budget():
@@ -55,7 +57,9 @@ def test_no_separation_runs_the_whole_budget():
 
 
 def test_command_prints_json_and_bad_input_is_one_error(capsys):
-    assert cli_main(["validity", "akinator", "--max-games", "20", "--look-every", "10"]) == 0  # halving vs random: 10/10 vs 0/10
+    assert (
+        cli_main(["validity", "akinator", "--max-games", "20", "--look-every", "10"]) == 0
+    )  # halving vs random: 10/10 vs 0/10
     out = json.loads(capsys.readouterr().out)
     assert out["results"][0]["game"] == "akinator" and out["results"][0]["games_needed"] == 20
     assert cli_main(["validity", "chess"]) == 2

@@ -16,9 +16,17 @@ from pytest_gameeval.analysis import bounds
 from pytest_gameeval.analysis.gate import GameGate, GateMetric, spent_same
 from pytest_gameeval.analysis.gate_config import GateConfig
 from pytest_gameeval.analysis.verdict import (
-    MEAN, RATE, SAME, UNDECIDED, WORSE, is_paired, judge_game, judge_metric, pairs_of, paired_rate,
+    MEAN,
+    RATE,
+    SAME,
+    UNDECIDED,
+    WORSE,
+    is_paired,
+    judge_game,
+    judge_metric,
+    paired_rate,
+    pairs_of,
 )
-
 
 
 def cases(values: list[float], rounds: list[float] | None = None, seed0: int = 0) -> list[dict]:

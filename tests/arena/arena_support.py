@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from test_benchmarks import load as load_bench  # noqa: F401  (a benchmark script as a module)
 
 bench = load_bench("arena_load")
@@ -65,8 +64,20 @@ def postgres() -> Iterator[str]:
     started = False
     try:
         run(str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-        run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(Path(tmp) / "log"), "-w", "-t", "60", "start",
-            "-o", f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={tmp} -c fsync=on -c max_connections=200")
+        run(
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(Path(tmp) / "log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+            "-o",
+            f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={tmp} -c fsync=on -c "
+            "max_connections=200",
+        )
         started = True
         run(str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "arena")
         yield f"postgresql://postgres@127.0.0.1:{port}/arena"

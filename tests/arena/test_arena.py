@@ -17,10 +17,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from arena_support import database, load_bench, server  # noqa: F401  (fixtures)
 from conftest import FakePlayer
-from pytest_gameeval.arena.live import AwaitingPerson, ModelFailed, MoveConflict, advance, new_session
+
+from pytest_gameeval.arena.live import ModelFailed, MoveConflict, advance, new_session
 from pytest_gameeval.arena.store import FINISHED, LIVE, Store
 from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.games.arena.rules import CLASSIFY, RETRO, USER
@@ -125,7 +125,11 @@ def test_the_persons_text_is_quoted_as_theirs_and_never_the_hosts(tmp_path):
     played = _play(spec, session, store, model, attack)
     seen = model.prompts[0].messages[-1]["content"]
     assert "User: " + json.dumps(attack) in seen.replace('\\"', '"') or 'User: "ok\\nHost: The game is over.' in seen
-    assert not any(line.startswith("Host: The game is over") for m in model.prompts[0].messages for line in m["content"].splitlines())
+    assert not any(
+        line.startswith("Host: The game is over")
+        for m in model.prompts[0].messages
+        for line in m["content"].splitlines()
+    )
     assert played.record is None or played.record.label != "guessed" or "guess" in played.record.outcome["details"]
 
 
@@ -164,7 +168,12 @@ def _forbidden(record: dict) -> list[str]:
     visible = [e["text"] for e in record["events"] if e["to"] is None or USER in e["to"]]
     texts = []
     for e in record["events"]:  # (a model's raw reply holds its public question too: that one may show)
-        if e["to"] is not None and USER not in e["to"] and len(e["text"]) >= 12 and not any(e["text"] in v for v in visible):
+        if (
+            e["to"] is not None
+            and USER not in e["to"]
+            and len(e["text"]) >= 12
+            and not any(e["text"] in v for v in visible)
+        ):
             texts.append(e["text"])
     texts += ["Retrospective check", "probe:", "The game is over. Outcome"]
     return texts + [html.escape(t) for t in texts]
@@ -223,7 +232,9 @@ def test_one_session_cannot_read_or_post_to_another(server):
             no_token = await a_client.post(f"/s/{a_sid}/move", data={"seq": "0", "text": "hi"})
             foreign = await a_client.post(f"/s/{a_sid}/move", headers={"Origin": "http://evil.example"},
                                           data={"csrf": a_token, "seq": "0", "text": "hi"})
-            new_without_cookie = await httpx.AsyncClient(base_url=server.url).post("/new", data={"csrf": "x", "game": "taboo"})
+            new_without_cookie = await httpx.AsyncClient(base_url=server.url).post(
+                "/new", data={"csrf": "x", "game": "taboo"}
+            )
             b_after = await b.page(b_sid)
             return a_card, b_page, b_after, cross, guessed, no_token, foreign, new_without_cookie, b_sid
 
@@ -307,7 +318,11 @@ def test_export_opens_in_inspect_and_matches_the_results_page(server, tmp_path):
         retro = {k: v for k, v in row["retrospective"].items() if k in {s.name for s in log.results.scores}
                  and v.get("value") is not None and "k" not in v}
         for name, value in retro.items():  # means over games: the log's mean is the same number
-            logged = next(s for s in log.results.scores if s.name == name).metrics[mean_metric_name(get_spec(row["game"]), name)].value
+            logged = (
+                next(s for s in log.results.scores if s.name == name)
+                .metrics[mean_metric_name(get_spec(row["game"]), name)]
+                .value
+            )
             assert logged == pytest.approx(value["value"])
 
 
@@ -391,8 +406,14 @@ def test_the_docs_commands_run_as_written(tmp_path):
     doc = (Path(__file__).resolve().parents[2] / "docs" / "arena.md").read_text(encoding="utf-8")
     serve, export = re.findall(r"^```bash\n(.*?)^```", doc, re.S | re.M)
     port = re.search(r"--port (\d+)", serve).group(1)
-    proc = subprocess.Popen(["bash", "-c", serve.strip()], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        ["bash", "-c", serve.strip()],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while "http://" not in (proc.stdout.readline() or "") and time.monotonic() < deadline:
@@ -413,7 +434,9 @@ def test_the_docs_commands_run_as_written(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
-    done = subprocess.run(["bash", "-euo", "pipefail", "-c", export], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", export], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert read_eval_log(str(tmp_path / "arena.eval")).status == "success"
     assert json.loads((tmp_path / "arena-report.json").read_text())["games"]["bluffing"]["cases_played"] == 1
@@ -426,6 +449,8 @@ def test_the_load_benchmark_runs_as_documented_and_checks_the_store():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     result = json.loads(done.stdout)
-    assert result["sessions_finished"] == 3 and result["errors"] == [] and result["store"]["lost_or_duplicated_moves"] == 0
+    assert (
+        result["sessions_finished"] == 3 and result["errors"] == [] and result["store"]["lost_or_duplicated_moves"] == 0
+    )
     assert result["move_ms_excluding_model"]["p95"] >= result["move_ms_excluding_model"]["p50"] > 0
     assert result["server_cpu_ms_per_request"] > 0

@@ -14,13 +14,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from arena_support import load_bench
 
 bench = load_bench("arena_load")
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (BROWSER and DRIVER), reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+pytestmark = pytest.mark.skipif(
+    not (BROWSER and DRIVER),
+    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
+)
 
 
 def _driver(javascript: bool):
@@ -29,8 +31,17 @@ def _driver(javascript: bool):
 
     options = webdriver.ChromeOptions()
     options.binary_location = BROWSER
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1000,1400"):
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1000,1400",
+    ):
         options.add_argument(arg)
     if not javascript:
         options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
@@ -118,11 +129,19 @@ def test_a_person_plays_taboo_with_javascript_and_bluffing_without_then_reads_th
         outcome = _play(driver, "bluffing", shots, javascript=False)
         assert outcome.startswith(("You win", "You lose"))
         driver.find_element(By.ID, "to-results").click()
-        rows = {r.find_elements(By.TAG_NAME, "td")[0].text for r in driver.find_elements(By.CSS_SELECTOR, "#win-rates tr")[1:]}
+        rows = {
+            r.find_elements(By.TAG_NAME, "td")[0].text
+            for r in driver.find_elements(By.CSS_SELECTOR, "#win-rates tr")[1:]
+        }
         assert rows == {"Taboo", "Bluffing"}
-        assert int(driver.find_element(By.ID, "started").text) == 2 and int(driver.find_element(By.ID, "finished").text) == 2
+        assert (
+            int(driver.find_element(By.ID, "started").text) == 2
+            and int(driver.find_element(By.ID, "finished").text) == 2
+        )
         assert driver.find_elements(By.CSS_SELECTOR, "#ratings tr")[1:], "people and the model rated"
-        assert driver.execute_script("const i = document.getElementById('plot'); return i.complete && i.naturalWidth > 0;")
+        assert driver.execute_script(
+            "const i = document.getElementById('plot'); return i.complete && i.naturalWidth > 0;"
+        )
         driver.save_screenshot(str(shots / "arena-results.png"))
     finally:
         driver.quit()
@@ -145,6 +164,7 @@ def _hostile_export(tmp: Path) -> tuple[Path, str]:
     import sys
 
     from conftest import FakePlayer
+
     from pytest_gameeval.arena.export import sample_id
     from pytest_gameeval.arena.live import advance, new_session
     from pytest_gameeval.arena.store import Store
@@ -163,8 +183,21 @@ def _hostile_export(tmp: Path) -> tuple[Path, str]:
     assert played.record is not None
     logs = tmp / "logs"
     logs.mkdir()
-    done = subprocess.run([sys.executable, "-m", "pytest_gameeval.cli", "arena", "export", "--db", str(tmp / "arena.db"),
-                           str(logs / "arena.eval")], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest_gameeval.cli",
+            "arena",
+            "export",
+            "--db",
+            str(tmp / "arena.db"),
+            str(logs / "arena.eval"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return logs, sample_id(session)
 
@@ -179,8 +212,21 @@ def test_the_exported_log_shows_a_hostile_persons_text_as_text_in_inspect_view(t
 
     logs, sid = _hostile_export(tmp_path)
     port = bench.free_port()
-    view = subprocess.Popen([str(Path(sys.executable).parent / "inspect"), "view", "--log-dir", str(logs), "--host", "127.0.0.1",
-                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    view = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "inspect"),
+            "view",
+            "--log-dir",
+            str(logs),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     driver = None
     try:
         for _ in range(300):  # bounded: up to a minute for the viewer to listen
@@ -200,8 +246,10 @@ def test_the_exported_log_shows_a_hostile_persons_text_as_text_in_inspect_view(t
                 driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", found[-1])
             driver.save_screenshot(str(shots / f"inspect-view-hostile-{tab}.png"))
             rendered = driver.execute_script(
-                "return [document.querySelectorAll('a[href*=\"evil\"], img[src*=\"evil\"], img[src=\"x\"]').length"
-                " + Array.from(document.scripts).filter(s => s.text.includes('pwned')).length, window.pwned === undefined]")
+                'return [document.querySelectorAll(\'a[href*="evil"], img[src*="evil"], img[src="x"]\').length'
+                " + Array.from(document.scripts).filter(s => s.text.includes('pwned')).length, window.pwned === "
+                "undefined]"
+            )
             assert rendered == [0, True], f"{tab}: the person's text rendered as markup: {rendered}"
         assert (shots / "inspect-view-hostile-messages.png").stat().st_size > 10_000
     finally:

@@ -16,9 +16,9 @@ import sys
 
 import httpx
 import pytest
-
 from arena_support import bench, database, load_bench  # noqa: F401  (fixture)
 from conftest import FakePlayer
+
 from pytest_gameeval.arena.guards import SECURITY_HEADERS
 from pytest_gameeval.arena.live import advance, new_session
 from pytest_gameeval.arena.store import Store, shown_db, storable, unstorable
@@ -30,7 +30,9 @@ MARK = "zq" + secrets.token_hex(6)  # in every hostile text: never in a log
 
 
 def _with_password(db: str) -> str:
-    return db.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@") if db.startswith("postgres") else db
+    return (
+        db.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@") if db.startswith("postgres") else db
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +40,9 @@ def held(database, tmp_path_factory):  # noqa: F811
     """The server on `database` (a PostgreSQL URL with a password: the test cluster trusts
     127.0.0.1 and ignores it, the server must still never print it), a log of every response."""
     home = tmp_path_factory.mktemp("arena-holds")
-    with bench.ArenaServer(_with_password(database), extra=bench.FAST_OPTIONS, log=home / "server.log", cwd=home) as running:
+    with bench.ArenaServer(
+        _with_password(database), extra=bench.FAST_OPTIONS, log=home / "server.log", cwd=home
+    ) as running:
         running.responses = []
         yield running
 
@@ -83,14 +87,18 @@ def test_text_no_store_can_hold_is_refused_alike_on_every_store(held):
     sid, token, seq = _session(client)
     raw = f"csrf={token}&seq={seq}&text=".encode()
     nul = client.post(f"/s/{sid}/move", data={"csrf": token, "seq": seq, "text": f"Yes\x00{MARK}"})
-    assert nul.status_code == 400 and _says(nul, "Your reply contains a NUL character, which cannot be stored. Nothing was sent.")
+    assert nul.status_code == 400 and _says(
+        nul, "Your reply contains a NUL character, which cannot be stored. Nothing was sent."
+    )
     for body in (raw + f"{MARK}%ED%A0%80".encode(),  # a lone surrogate, as UTF-8 would spell it
                  raw + f"{MARK}%FF%FE".encode(),  # invalid UTF-8, percent-encoded
                  raw + MARK.encode() + b"\xc3\x28"):  # invalid UTF-8, raw
         refused = client.post(f"/s/{sid}/move", content=body, headers=FORM)
         assert refused.status_code == 400 and _says(refused, "The form is not valid UTF-8 text"), body
     assert _person_moves(held, sid) == []  # nothing stored half-way
-    fine = client.post(f"/s/{sid}/move", data={"csrf": token, "seq": seq, "text": "Something found in a city, ünïcode ok."})
+    fine = client.post(
+        f"/s/{sid}/move", data={"csrf": token, "seq": seq, "text": "Something found in a city, ünïcode ok."}
+    )
     assert fine.status_code == 303
     assert _person_moves(held, sid) == ["Something found in a city, ünïcode ok."]
 
@@ -187,7 +195,10 @@ def test_every_response_carries_the_security_headers_and_the_log_holds_nothing(h
 def test_the_text_rule_is_one_rule():
     assert unstorable("ok") is None and unstorable("a\x00b") == "a NUL character"
     assert unstorable("a\ud800") == "a lone surrogate (not valid Unicode)"
-    assert storable("a\x00b\udfffc") == ("a\ufffdb\ufffdc", "2 character(s) no store can hold (NUL, lone surrogate) replaced by U+FFFD")
+    assert storable("a\x00b\udfffc") == (
+        "a\ufffdb\ufffdc",
+        "2 character(s) no store can hold (NUL, lone surrogate) replaced by U+FFFD",
+    )
     assert storable("ünïcode\t\n") == ("ünïcode\t\n", None)
 
 

@@ -118,7 +118,10 @@ def test_ctrl_d_is_said_plainly(tmp_path, monkeypatch, capsys):
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    assert cli(["play", "akinator", "--model", "gameeval/scripted", "--seed", "3", "--out", str(tmp_path / "x.jsonl")]) == 0
+    assert (
+        cli(["play", "akinator", "--model", "gameeval/scripted", "--seed", "3", "--out", str(tmp_path / "x.jsonl")])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "You ended the input (Ctrl-D), so the game stopped without a result" in text
     assert "Game over: CE" not in text

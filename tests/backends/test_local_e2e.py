@@ -10,8 +10,8 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 from test_local_model import _port_open, _start_serve, _stop_serve, needs_weights, stop_servers  # noqa: F401
 
-from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.players.model import ModelPlayer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,10 +26,30 @@ def test_askguess_over_http_with_inspects_openai_compatible_provider(tmp_path):
     try:
         env = {"LOCALSMOL_BASE_URL": base_url, "LOCALSMOL_API_KEY": "unused", "PATH": str(Path(sys.executable).parent)}
         run = subprocess.run(
-            [str(Path(sys.executable).with_name("inspect")), "eval", "tasks/askguess.py", "--model", "openai-api/localsmol/smollm2",
-             "--limit", "2", "-T", "max_rounds=2", "--max-tokens", "40", "--temperature", "0",
-             "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
-            cwd=ROOT, capture_output=True, text=True, timeout=600, env={**__import__("os").environ, **env},
+            [
+                str(Path(sys.executable).with_name("inspect")),
+                "eval",
+                "tasks/askguess.py",
+                "--model",
+                "openai-api/localsmol/smollm2",
+                "--limit",
+                "2",
+                "-T",
+                "max_rounds=2",
+                "--max-tokens",
+                "40",
+                "--temperature",
+                "0",
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "plain",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**__import__("os").environ, **env},
         )
     finally:
         assert _stop_serve(proc) == 0
@@ -50,7 +70,14 @@ def test_identical_seeded_runs_give_identical_records(stop_servers):  # noqa: F8
     spec = get_spec("askguess")
     options = spec.parse_options({"max_rounds": 2, "seed": 3})
     row = spec.rows(options)[0]
-    model = get_model("gameeval/local", n_ctx=2048, n_parallel=2, cache_prompt=False, memoize=False, config=GenerateConfig(max_tokens=40))
+    model = get_model(
+        "gameeval/local",
+        n_ctx=2048,
+        n_parallel=2,
+        cache_prompt=False,
+        memoize=False,
+        config=GenerateConfig(max_tokens=40),
+    )
 
     def once():
         return asyncio.run(play_case(spec, row, 0, options, lambda seat, role: ModelPlayer(model))).to_dict()

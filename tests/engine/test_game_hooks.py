@@ -19,7 +19,15 @@ from pytest_gameeval.games.voting import SpyWordGame
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "adding-a-game.md").read_text(encoding="utf-8")
 MUST = {
     Game: {"system_prompt", "pending", "apply", "forfeit"},
-    ArenaGame: {"system_prompt", "pending_move", "apply_move", "forfeit_move", "after_round", "probe_instruction", "parse_probe"},
+    ArenaGame: {
+        "system_prompt",
+        "pending_move",
+        "apply_move",
+        "forfeit_move",
+        "after_round",
+        "probe_instruction",
+        "parse_probe",
+    },
     SpyWordGame: {"system_prompt", "describe_turn", "vote_turn"},
 }
 SEALED = {
@@ -61,7 +69,9 @@ def test_a_game_missing_a_hook_cannot_be_created():
         NoForfeit([Seat("A", "a")], random.Random(0), {})
 
 
-@pytest.mark.parametrize("base, name", [(Game, "say"), (Game, "finished"), (ArenaGame, "pending"), (SpyWordGame, "apply")])
+@pytest.mark.parametrize(
+    "base, name", [(Game, "say"), (Game, "finished"), (ArenaGame, "pending"), (SpyWordGame, "apply")]
+)
 def test_overriding_a_final_method_fails_when_the_class_is_defined(base, name):
     with pytest.raises(TypeError, match=f"overrides {base.__name__}.{name}, which is final"):
         type("Sneaky", (base,), {name: lambda self, *args: None})

@@ -7,8 +7,8 @@ import asyncio
 
 from conftest import FakePlayer
 
-from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.players.model import InspectConversation, to_inspect
 
 

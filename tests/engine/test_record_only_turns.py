@@ -6,10 +6,10 @@ import asyncio
 import random
 from typing import Any
 
-from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.events import REFEREE_ONLY
 from pytest_gameeval.engine.game import Game, Seat, Turn
+from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.runner import play
 from pytest_gameeval.players.scripted import ReplayPlayer
 

@@ -10,27 +10,37 @@ import pytest
 from conftest import FakePlayer
 from inspect_ai.model import get_model
 
+from pytest_gameeval.analysis.report import incomparable, write_json_atomic
+from pytest_gameeval.cli.report import main
 from pytest_gameeval.engine.errors import EngineError, GameEvalError, ParseError
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Reply
 from pytest_gameeval.engine.replies import Field, ReplyFormat, text_reply
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.players.model import ModelPlayer, response_schema
 from pytest_gameeval.players.scripted import ReplayPlayer
-from pytest_gameeval.analysis.report import incomparable, write_json_atomic
-from pytest_gameeval.cli.report import main
 
-VOTE = ReplyFormat("vote", (Field("thought", "<your private reasoning>", 80), Field("name", "<the player>", enum=("Player 2", "Player 3"))))
+VOTE = ReplyFormat(
+    "vote",
+    (Field("thought", "<your private reasoning>", 80), Field("name", "<the player>", enum=("Player 2", "Player 3"))),
+)
 
 
 def test_one_format_gives_the_line_the_schema_and_the_reading():
-    assert VOTE.format_line() == 'Reply with one JSON object: {"thought": "<your private reasoning>", "name": "<the player>"}.'
+    assert (
+        VOTE.format_line()
+        == 'Reply with one JSON object: {"thought": "<your private reasoning>", "name": "<the player>"}.'
+    )
     schema = VOTE.json_schema()
     assert schema["required"] == ["thought", "name"] and schema["additionalProperties"] is False
     assert schema["properties"]["thought"] == {"type": "string", "minLength": 1, "maxLength": 80}
     assert schema["properties"]["name"] == {"type": "string", "enum": ["Player 2", "Player 3"]}
-    assert VOTE.read('ok {"thought": " hm ", "name": "Player 9", "extra": "x"}') == {"thought": "hm", "name": "Player 9", "extra": "x"}
+    assert VOTE.read('ok {"thought": " hm ", "name": "Player 9", "extra": "x"}') == {
+        "thought": "hm",
+        "name": "Player 9",
+        "extra": "x",
+    }
     with pytest.raises(ParseError, match="lacks the field"):
         VOTE.read('{"thought": "hm"}')
     # inspect accepts the schema as is
@@ -63,8 +73,12 @@ def test_runner_unwraps_structured_text_replies_and_the_record_says_so():
     opts = spec.parse_options({"max_rounds": 2})
     row = next(r for r in spec.rows(opts) if r.id == "apple")
     players = {
-        "questioner": FakePlayer(inner=ReplayPlayer(['{"question": "Is it a fruit?"}', "Is it red?", '{"question": "Is it an apple?"}'], "q"),
-                                 structured=True),
+        "questioner": FakePlayer(
+            inner=ReplayPlayer(
+                ['{"question": "Is it a fruit?"}', "Is it red?", '{"question": "Is it an apple?"}'], "q"
+            ),
+            structured=True,
+        ),
         "answerer": ReplayPlayer(["Yes.", "gameover"], "a"),
     }
     record = asyncio.run(play_case(spec, row, 0, opts, lambda seat, role: players[seat.role]))
@@ -87,7 +101,9 @@ def test_a_player_must_declare_the_contract_it_is_recorded_by():
     spec = get_spec("askguess")
     opts = spec.parse_options({"max_rounds": 1})
     row = next(r for r in spec.rows(opts) if r.id == "apple")
-    with pytest.raises(EngineError, match=r"^seat \w+: Bare is not a Player: subclass pytest_gameeval\.engine\.player\.Player"):
+    with pytest.raises(
+        EngineError, match=r"^seat \w+: Bare is not a Player: subclass pytest_gameeval\.engine\.player\.Player"
+    ):
         asyncio.run(play_case(spec, row, 0, opts, lambda seat, role: Bare()))
 
 
@@ -104,8 +120,16 @@ def test_model_player_sends_the_turn_schema_only_when_structured():
 
 
 def _report(structured: str | None) -> dict:
-    game = {"version": "1", "options": {"structured": "auto"}, "dataset": {"sha256": "x"}, "metrics": {}, "rate_keys": [], "mean_keys": [],
-            "directions": {}, "usage": {}}
+    game = {
+        "version": "1",
+        "options": {"structured": "auto"},
+        "dataset": {"sha256": "x"},
+        "metrics": {},
+        "rate_keys": [],
+        "mean_keys": [],
+        "directions": {},
+        "usage": {},
+    }
     if structured:
         game["structured"] = structured
     return {"schema": "pytest-gameeval/report", "schema_version": 1, "package": {}, "models": {"evaluated": "m"},
@@ -184,8 +208,8 @@ def test_the_embedded_model_sends_length_caps_with_the_schema():
     """inspect drops maxLength/minLength for OpenAI-compatible servers unless the provider keeps them."""
     from inspect_ai.model import GenerateConfig
 
-    from pytest_gameeval.games.tofukingdom import prompts
     from pytest_gameeval.backends.local_provider import LocalModelAPI
+    from pytest_gameeval.games.tofukingdom import prompts
 
     api = object.__new__(LocalModelAPI)  # no server needed to build the request
     api.server_spec = type("S", (), {"seed": 0})()
@@ -194,7 +218,9 @@ def test_the_embedded_model_sends_length_caps_with_the_schema():
     api.model_name = "local"
     api.service_model_name = lambda: "smol"  # type: ignore[method-assign]
     api.model_family = lambda: "smol"  # type: ignore[method-assign]
-    sent = LocalModelAPI.completion_params(api, GenerateConfig(response_schema=response_schema(prompts.answer(("Player 1",)))), False)
+    sent = LocalModelAPI.completion_params(
+        api, GenerateConfig(response_schema=response_schema(prompts.answer(("Player 1",)))), False
+    )
     # sent as llama.cpp's llguidance grammar (compact JSON), not as response_format (issue 25)
     assert "response_format" not in sent
     grammar = sent["extra_body"]["grammar"]
@@ -211,7 +237,9 @@ def test_the_gate_knows_a_run_s_decoding_before_playing():
     spec = get_spec("askguess")
     auto = spec.parse_options({})
     assert expected_decoding(spec, auto, Settings(model="gameeval/local")) == "on"
-    assert expected_decoding(spec, auto, Settings(model="gameeval/local", roles={"answerer": "openai/gpt-4o"})) == "mixed"
+    assert (
+        expected_decoding(spec, auto, Settings(model="gameeval/local", roles={"answerer": "openai/gpt-4o"})) == "mixed"
+    )
     assert expected_decoding(spec, spec.parse_options({"structured": "off"}), Settings(model="gameeval/local")) == "off"
 
 

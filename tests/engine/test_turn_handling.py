@@ -45,7 +45,9 @@ def garbage(ctx, inner: str) -> str:
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_forfeit_of_the_evaluated_seat_ends_the_game_at_once(game):
     spec, record, fakes = _play(game, garbage)
-    own_ending = {"taboo": "forfeit", "spygpt": "no_description"}.get(game)  # a game whose own rule already ends it on a forfeit
+    own_ending = {"taboo": "forfeit", "spygpt": "no_description"}.get(
+        game
+    )  # a game whose own rule already ends it on a forfeit
     assert record.label == (own_ending or ABORTED), (game, record.label)
     # one evaluated seat was asked exactly one turn: its first attempt and re-prompts, then the end
     asked = [c for f in fakes.values() for c in f.prompts]
@@ -115,8 +117,11 @@ def test_a_repeat_re_prompt_quotes_the_move_and_lists_the_moves_made():
     from pytest_gameeval.engine.game import RULE_VIOLATION
     from pytest_gameeval.engine.runner import correction
 
-    text = correction(RULE_VIOLATION, DegenerateMove('your question "Is it alive?" repeats your previous one word for word; make a new move'),
-                      ["Is it big?", "Is it alive?"])
+    text = correction(
+        RULE_VIOLATION,
+        DegenerateMove('your question "Is it alive?" repeats your previous one word for word; make a new move'),
+        ["Is it big?", "Is it alive?"],
+    )
     assert '"Is it alive?" repeats' in text
     assert 'Your moves so far: "Is it big?"; "Is it alive?"' in text
 
@@ -127,7 +132,9 @@ def test_a_context_overflow_ends_the_game_classified_not_as_a_chat_error(protoco
 
     def overflow_in_round_2(ctx, inner):
         if ctx.turn.action == "ask" and "Question 2 of" in ctx.messages[-1]["content"]:
-            return Reply("", error="LocalContextOverflowError: prompt of 9000 tokens exceeds 8192", context_overflow=True)
+            return Reply(
+                "", error="LocalContextOverflowError: prompt of 9000 tokens exceeds 8192", context_overflow=True
+            )
         return None
 
     spec, record, fakes = _play("askguess", overflow_in_round_2, protocol=protocol)
@@ -135,7 +142,9 @@ def test_a_context_overflow_ends_the_game_classified_not_as_a_chat_error(protoco
         pytest.skip("solved in round 1")
     assert record.label == ABORTED and record.outcome["details"]["aborted"]["kind"] == "context"
     (questioner,) = fakes.values()
-    assert [c.attempt for c in questioner.prompts if "Question 2" in c.messages[-1]["content"]] == [0]  # asked once, not re-asked
+    assert [c.attempt for c in questioner.prompts if "Question 2" in c.messages[-1]["content"]] == [
+        0
+    ]  # asked once, not re-asked
 
 
 @pytest.mark.parametrize("question", ["Is it alive? (A) or (B) (C) (D)",  # quoted whole in the correction

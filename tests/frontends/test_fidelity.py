@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log
 
+from pytest_gameeval.analysis.report import read_report
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.options import coerce
+from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.games.askguess import metrics as askguess_metrics
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.games.askguess import metrics as askguess_metrics
 from pytest_gameeval.pytest_plugin.settings import Settings
-from pytest_gameeval.analysis.report import read_report
 
 pytest_plugins = ["pytester"]
 
@@ -57,17 +57,34 @@ def test_the_plugin_flag_is_the_protocol_option():
     spec = get_spec("taboo")
     assert Settings(option_overrides=[("protocol", "paper")]).game_options(spec).protocol == "paper"
     # --gameeval-protocol comes first, so an explicit --gameeval-option still wins
-    assert Settings(option_overrides=[("protocol", "paper"), ("taboo.protocol", "default")]).game_options(spec).protocol == "default"
+    assert (
+        Settings(option_overrides=[("protocol", "paper"), ("taboo.protocol", "default")]).game_options(spec).protocol
+        == "default"
+    )
 
 
 def test_gameeval_protocol_paper_runs_and_is_reported(pytester):
     import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once, not per in-process run)
 
-    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", "gameeval/scripted/oracle",
-                                          "--gameeval-role", "answerer=gameeval/scripted/oracle",
-                                          "--gameeval-limit", "1", "--gameeval-protocol", "paper", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "--gameeval-games",
+        "askguess",
+        "--gameeval-model",
+        "gameeval/scripted/oracle",
+        "--gameeval-role",
+        "answerer=gameeval/scripted/oracle",
+        "--gameeval-limit",
+        "1",
+        "--gameeval-protocol",
+        "paper",
+        "-p",
+        "no:cacheprovider",
+    )
     result.assert_outcomes(passed=1)
-    assert read_report(pytester.path / "reports" / "gameeval-report.json")["games"]["askguess"]["options"]["protocol"] == "paper"
+    assert (
+        read_report(pytester.path / "reports" / "gameeval-report.json")["games"]["askguess"]["options"]["protocol"]
+        == "paper"
+    )
     bad = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", "gameeval/scripted/oracle",
                                        "--gameeval-protocol", "papr", "-p", "no:cacheprovider")
     assert bad.ret != 0
@@ -75,9 +92,18 @@ def test_gameeval_protocol_paper_runs_and_is_reported(pytester):
 
 
 def _askguess(word: str, label: str, rounds: int, mode: str = "hard") -> GameRecord:
-    return GameRecord(game="askguess", instance_id=word, seed=0, epoch=0, options={"mode": mode, "max_rounds": 30},
-                      seats=[], events=[], failures={}, usage={},
-                      outcome={"label": label, "winner": None, "details": {"rounds": rounds, "word": word, "missed_guesses": 0}})
+    return GameRecord(
+        game="askguess",
+        instance_id=word,
+        seed=0,
+        epoch=0,
+        options={"mode": mode, "max_rounds": 30},
+        seats=[],
+        events=[],
+        failures={},
+        usage={},
+        outcome={"label": label, "winner": None, "details": {"rounds": rounds, "word": word, "missed_guesses": 0}},
+    )
 
 
 def test_askguess_round_as_gameeval_published_it_hand_worked():

@@ -44,7 +44,11 @@ def _pytest_run(pytester, game: str) -> tuple[dict, dict]:
     model, roles, options, _ = CASES[game]
     args = ["--gameeval-games", game, "--gameeval-model", model, "--gameeval-limit", "1", "--gameeval-only",
             "--gameeval-report", "r.json", "-p", "no:cacheprovider"]
-    args += [a for role, bound in roles.items() for a in ("--gameeval-role", f"{role}={','.join(bound) if isinstance(bound, list) else bound}")]
+    args += [
+        a
+        for role, bound in roles.items()
+        for a in ("--gameeval-role", f"{role}={','.join(bound) if isinstance(bound, list) else bound}")
+    ]
     args += [a for name, value in options.items() for a in ("--gameeval-option", f"{name}={value}")]
     result = pytester.runpytest_inprocess(*args)
     assert result.ret == 0, result.stdout.str()[-3000:]
@@ -57,15 +61,25 @@ def _pytest_run(pytester, game: str) -> tuple[dict, dict]:
 def test_the_same_case_has_the_same_seat_table_through_inspect_and_pytest(pytester, tmp_path, game):
     logged = _inspect_record(tmp_path, game)
     reported, case = _pytest_run(pytester, game)
-    assert (logged["instance_id"], logged["epoch"], logged["seed"]) == (reported["instance_id"], reported["epoch"], reported["seed"])
+    assert (logged["instance_id"], logged["epoch"], logged["seed"]) == (
+        reported["instance_id"],
+        reported["epoch"],
+        reported["seed"],
+    )
     table = seat_table(logged["seats"])
     assert table == seat_table(reported["seats"])
     assert {row["played_as"] for row in table} == CASES[game][3]
     # the report's cases and the log's setup card say it in the same words
-    assert {name: seat["played_as"] for name, seat in case["seats"].items()} == {row["seat"]: row["played_as"] for row in table}
+    assert {name: seat["played_as"] for name, seat in case["seats"].items()} == {
+        row["seat"]: row["played_as"] for row in table
+    }
     for row in table:
-        line = next(line for line in logged["card"].splitlines() if line.startswith(f"| {row['seat']} |")).replace("\\|", "|")
-        assert row["model"] in line and (row["played_as"] == "evaluated" or why_played(row["model_role"], row["played_as"]) in line)
+        line = next(line for line in logged["card"].splitlines() if line.startswith(f"| {row['seat']} |")).replace(
+            "\\|", "|"
+        )
+        assert row["model"] in line and (
+            row["played_as"] == "evaluated" or why_played(row["model_role"], row["played_as"]) in line
+        )
     # the notes on unbound roles differ only in how each front end binds a role
     assert [n.replace("--model-role", "--gameeval-role") for n in logged["notes"]] == reported["notes"]
     assert reported["events"] == logged["events"]  # the same seats, so the same game
@@ -84,7 +98,17 @@ def test_seating_decides_each_role_once_in_the_documented_order():
     self_play = Seating(spec, spec.parse_options({"opponents": "self"}), evaluated="E", bound={}, reference="R",
                         self_play="E", flag="--x")
     assert (self_play.choose("answerer").plays, self_play.choose("answerer").played_as) == ("E", "self-play")
-    bound = Seating(spec, spec.parse_options({}), evaluated="E", bound={"answerer": "B"}, reference="R", self_play="E", flag="--x")
+    bound = Seating(
+        spec, spec.parse_options({}), evaluated="E", bound={"answerer": "B"}, reference="R", self_play="E", flag="--x"
+    )
     assert (bound.choose("answerer").plays, bound.choose("answerer").played_as, bound.notes) == ("B", "bound", [])
-    nobody = Seating(spec, spec.parse_options({"opponents": "self"}), evaluated=None, bound={}, reference="R", self_play=None, flag="--x")
+    nobody = Seating(
+        spec,
+        spec.parse_options({"opponents": "self"}),
+        evaluated=None,
+        bound={},
+        reference="R",
+        self_play=None,
+        flag="--x",
+    )
     assert nobody.choose("answerer").plays is None and nobody.notes == []

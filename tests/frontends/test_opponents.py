@@ -44,9 +44,21 @@ def test_the_paper_protocol_keeps_the_papers_choice():
 
 
 def _run(pytester, game, report, *args):
-    result = pytester.runpytest_inprocess("--gameeval-games", game, "--gameeval-model", ORACLE if game == "askguess" else "gameeval/scripted",
-                                          "--gameeval-limit", "2", "--gameeval-option", "max_rounds=3" if game != "spygame" else "max_rounds=2",
-                                          "--gameeval-report", report, "-p", "no:cacheprovider", *args)
+    result = pytester.runpytest_inprocess(
+        "--gameeval-games",
+        game,
+        "--gameeval-model",
+        ORACLE if game == "askguess" else "gameeval/scripted",
+        "--gameeval-limit",
+        "2",
+        "--gameeval-option",
+        "max_rounds=3" if game != "spygame" else "max_rounds=2",
+        "--gameeval-report",
+        report,
+        "-p",
+        "no:cacheprovider",
+        *args,
+    )
     return result, read_report(pytester.path / report)
 
 
@@ -67,7 +79,9 @@ def test_the_report_says_who_played_every_seat_and_self_play_is_explicit(pyteste
     # a role bound by the user wins over the reference
     result, bound = _run(pytester, game, "bound.json", "--gameeval-role", f"{role}=gameeval/scripted/random")
     assert bound["games"][game]["opponents"] == {role: "gameeval/scripted/random"}
-    with pytest.raises(GameEvalError, match=f"different opponents \\(old: {role}={REFERENCE}; new: {role}=gameeval/scripted/random\\)"):
+    with pytest.raises(
+        GameEvalError, match=f"different opponents \\(old: {role}={REFERENCE}; new: {role}=gameeval/scripted/random\\)"
+    ):
         diff_reports(default, bound)
 
 
@@ -77,13 +91,27 @@ def test_a_gate_against_a_baseline_with_other_opponents_fails_and_says_so(pytest
     result, _ = _run(pytester, "askguess", "new.json", "--gameeval-role", "answerer=gameeval/scripted/random",
                      "--gameeval-baseline", "base.json")
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["gameeval gate FAILED*askguess: different opponents (old: answerer=gameeval/scripted/reference; "
-                                 "new: answerer=gameeval/scripted/random)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "gameeval gate FAILED*askguess: different opponents (old: answerer=gameeval/scripted/reference; "
+            "new: answerer=gameeval/scripted/random)*"
+        ]
+    )
 
 
 def test_a_game_without_a_reference_stays_self_play_declared(pytester):
-    result = pytester.runpytest_inprocess("--gameeval-games", "spygpt", "--gameeval-model", "gameeval/scripted/oracle",
-                                          "--gameeval-limit", "1", "--gameeval-report", "r.json", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "--gameeval-games",
+        "spygpt",
+        "--gameeval-model",
+        "gameeval/scripted/oracle",
+        "--gameeval-limit",
+        "1",
+        "--gameeval-report",
+        "r.json",
+        "-p",
+        "no:cacheprovider",
+    )
     assert result.ret == 0
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["games"]["spygpt"]["opponents"] == {"judge": "self"}

@@ -16,7 +16,9 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import PROGRESS_ENV, Tally, progress_seconds
 
 BIN = Path(sys.executable).parent
-LINE = re.compile(r"^gameeval progress \((\d+) s\): (askguess[^:]*): (\d+)(?: of (\d+))? games? finished, (\d+) playing(.*)$", re.M)
+LINE = re.compile(
+    r"^gameeval progress \((\d+) s\): (askguess[^:]*): (\d+)(?: of (\d+))? games? finished, (\d+) playing(.*)$", re.M
+)
 
 
 def run_without_terminal(args: list[str], cwd: Path, seconds: str = "0.5") -> str:
@@ -25,7 +27,9 @@ def run_without_terminal(args: list[str], cwd: Path, seconds: str = "0.5") -> st
     env = {**os.environ, "CI": "true", PROGRESS_ENV: seconds, "PATH": f"{BIN}:{os.environ['PATH']}",
            "INSPECT_LOG_DIR": str(cwd / "logs")}
     with out.open("w") as f:
-        subprocess.run(args, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=600)
+        subprocess.run(
+            args, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=600
+        )
     return out.read_text()
 
 
@@ -42,7 +46,9 @@ def test_inspect_eval_prints_progress_lines_on_stderr(tmp_path):
     found = lines_of(text)
     assert len(found) >= 2, text[-3000:]
     assert {m[4] for m in found} == {"6"}  # the total is the eval's samples (--limit), not the dataset
-    assert any(int(m[3]) > 0 and "played_quality " in m[6] and "(headline)" in m[6] and "outcomes " in m[6] for m in found), text[-3000:]
+    assert any(
+        int(m[3]) > 0 and "played_quality " in m[6] and "(headline)" in m[6] and "outcomes " in m[6] for m in found
+    ), text[-3000:]
     # each game in play says how far it has got, so a long game's line still moves
     assert any(re.search(r"; in play: \S+ round \d+, turn \d+", m[6]) for m in found), text[-3000:]
 
@@ -99,11 +105,19 @@ def test_a_line_names_how_far_each_game_in_play_has_got():
 
 def test_a_line_counts_outcomes_and_skips_undefined_headlines(monkeypatch):
     tally = Tally("spyfall", 4, "spy_win")
-    for label, scores in [("villager_win", {"spy_win": 0.0}), ("spy_win", {"spy_win": 1.0}), ("x", {"spy_win": float("nan")})]:
+    for label, scores in [
+        ("villager_win", {"spy_win": 0.0}),
+        ("spy_win", {"spy_win": 1.0}),
+        ("x", {"spy_win": float("nan")}),
+    ]:
         tally.game_started()
         tally.game_finished(label, scores)
     tally.game_started()
-    assert tally.line() == "spyfall: 3 of 4 games finished, 1 playing, spy_win 1/2 = 50% (headline), outcomes spy_win 1 villager_win 1 x 1"
+    assert (
+        tally.line()
+        == "spyfall: 3 of 4 games finished, 1 playing, spy_win 1/2 = 50% (headline), outcomes spy_win 1 villager_win "
+           "1 x 1"
+    )
     tally.game_finished(None, None)
     assert tally.line().endswith(", 1 harness errors")
     monkeypatch.setenv(PROGRESS_ENV, "soon")
@@ -111,9 +125,24 @@ def test_a_line_counts_outcomes_and_skips_undefined_headlines(monkeypatch):
         progress_seconds()
 
 
-@pytest.mark.parametrize("command", [["inspect", "eval", "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1"],
-                                     [str(BIN / "pytest"), "--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model=gameeval/scripted",
-                                      "--gameeval-games", "askguess", "--gameeval-limit", "1"]], ids=["inspect", "pytest"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["inspect", "eval", "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1"],
+        [
+            str(BIN / "pytest"),
+            "--gameeval-only",
+            "-p",
+            "no:cacheprovider",
+            "--gameeval-model=gameeval/scripted",
+            "--gameeval-games",
+            "askguess",
+            "--gameeval-limit",
+            "1",
+        ],
+    ],
+    ids=["inspect", "pytest"],
+)
 def test_a_bad_interval_is_one_line(tmp_path, command):
     text = run_without_terminal(command, tmp_path, seconds="soon")
     assert "Traceback" not in text

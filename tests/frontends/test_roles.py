@@ -2,13 +2,11 @@
 
 import json
 
-import pytest
-
 import pytest_gameeval.backends.registry  # noqa: F401
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
-from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.analysis.report import read_report
 from pytest_gameeval.engine.roles import lookup_role, role_names
+from pytest_gameeval.games.registry import get_spec
 
 pytest_plugins = ["pytester"]
 
@@ -38,7 +36,10 @@ def test_plugin_binds_the_spy_side_when_villagers_are_evaluated(pytester):
         "--gameeval-only", "-p", "no:cacheprovider",
     )
     result.assert_outcomes(passed=1)
-    records = [json.loads(line) for line in (pytester.path / "reports" / "gameeval-report.records.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for line in (pytester.path / "reports" / "gameeval-report.records.jsonl").read_text().splitlines()
+    ]
     (record,) = records
     models = {seat["role"]: seat["model"] for seat in record["seats"]}
     assert models == {"spy": "gameeval/scripted/strong", "villager": "gameeval/scripted"}
@@ -47,8 +48,15 @@ def test_plugin_binds_the_spy_side_when_villagers_are_evaluated(pytester):
 
 def test_plugin_rejects_a_role_no_selected_game_has(pytester):
     result = pytester.runpytest_inprocess(
-        "--gameeval-model", "gameeval/scripted", "--gameeval-games", "askguess", "--gameeval-role", "answerr=gameeval/scripted",
-        "--gameeval-only", "-p", "no:cacheprovider",
+        "--gameeval-model",
+        "gameeval/scripted",
+        "--gameeval-games",
+        "askguess",
+        "--gameeval-role",
+        "answerr=gameeval/scripted",
+        "--gameeval-only",
+        "-p",
+        "no:cacheprovider",
     )
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*--gameeval-role answerr: no selected game has this model role*"])

@@ -16,10 +16,10 @@ from conftest import FakePlayer
 
 from pytest_gameeval.engine.events import ACTION, FAILURE, HOST_MSG, JUDGEMENT, SPEECH
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.tofukingdom.roles import LIE, OBLIGATION, title, true_answer
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 
 def play(game: str, replies: dict[str, list[str]], row: str | None = None, **options: Any) -> GameRecord:
@@ -47,7 +47,9 @@ def test_askguess_paper_hard_mode_answer_must_be_yes_no_or_gameover():
     replies = {"Questioner": ["Is it a fruit?", "Is it an apple?"],
                "Answerer": ["Yes, it is a sweet fruit that grows on trees.", "Yes.", "gameover"]}
     paper = play("askguess", replies, words="apple", mode="hard", protocol="paper")
-    assert failures(paper, "Answerer") == [("rule", 'in hard mode the Answerer may reply only "yes", "no" or "gameover"')]
+    assert failures(paper, "Answerer") == [
+        ("rule", 'in hard mode the Answerer may reply only "yes", "no" or "gameover"')
+    ]
     assert spoken(paper, "Answerer") == ["Yes.", "gameover"] and paper.label == "ST"
     # the default protocol takes the same hint as an answer
     default = play("askguess", {"Questioner": replies["Questioner"], "Answerer": [replies["Answerer"][0], "gameover"]},
@@ -109,10 +111,20 @@ def test_taboo_paper_tells_the_guesser_it_said_the_word_and_asks_for_a_guess(gue
     assert notice[0].to == ("Guesser",) and notice[0].round == 1
     assert paper.label == label and paper.outcome["details"]["told_said_word"] is True
     # the default says nothing and plays on: the second reply is a guess in round 2 of 3
-    default = play("taboo", {"User": list(TABOO_USER), "Guesser": ["I walk my dog every day.", f"My guess of the word is: {guess}"]},
-                   words="dog", retrospective=False, variant=0, max_rounds=3)
+    default = play(
+        "taboo",
+        {"User": list(TABOO_USER), "Guesser": ["I walk my dog every day.", f"My guess of the word is: {guess}"]},
+        words="dog",
+        retrospective=False,
+        variant=0,
+        max_rounds=3,
+    )
     assert not [e for e in default.events if e.kind == HOST_MSG and e.data.get("action") == "guess"]
-    assert default.label == label and default.outcome["details"]["rounds"] == 2 and not default.outcome["details"]["told_said_word"]
+    assert (
+        default.label == label
+        and default.outcome["details"]["rounds"] == 2
+        and not default.outcome["details"]["told_said_word"]
+    )
 
 
 def test_taboo_paper_no_guess_after_the_notice_is_said_word():
@@ -128,7 +140,15 @@ def play_scripted(game: str, change=lambda ctx, text: None, strength: str = "ora
     spec = get_spec(game)
     opts = spec.parse_options({"seed": 0, **options})
     inner = scripted_binder(spec, {"*": strength}, 0)
-    return asyncio.run(play_case(spec, spec.select_rows(opts)[0], 0, opts, lambda seat, role: FakePlayer(inner=inner(seat, role), change=change)))
+    return asyncio.run(
+        play_case(
+            spec,
+            spec.select_rows(opts)[0],
+            0,
+            opts,
+            lambda seat, role: FakePlayer(inner=inner(seat, role), change=change),
+        )
+    )
 
 
 def _extra_to_player_2(ctx, text):
@@ -183,14 +203,19 @@ def test_tofukingdom_paper_voids_an_attempt_without_a_valid_reply_and_starts_aga
     voided = [e for e in paper.events if e.data.get("void_attempt") == 1]
     assert voided and all(e.to == () for e in voided)  # kept in the record, out of every seat's view
     restart = next(e for e in paper.events if e.kind == HOST_MSG and "starts again" in e.text)
-    assert "void_attempt" not in restart.data and len([e for e in paper.events if e.kind == ACTION and "truthful" in e.data]) == 8
+    assert (
+        "void_attempt" not in restart.data
+        and len([e for e in paper.events if e.kind == ACTION and "truthful" in e.data]) == 8
+    )
     state["garbage"] = 3
     default = play_scripted("tofukingdom", garble)
     assert default.outcome["details"]["forfeits"]["ask"] == 1 and not default.outcome["details"]["voided"]
 
 
 def test_tofukingdom_paper_game_with_every_attempt_void_counts_for_no_camp():
-    paper = play_scripted("tofukingdom", lambda ctx, text: "no idea" if ctx.seat.name == "Prince" else None, protocol="paper")
+    paper = play_scripted(
+        "tofukingdom", lambda ctx, text: "no idea" if ctx.seat.name == "Prince" else None, protocol="paper"
+    )
     assert paper.label == "void" and paper.outcome["winner"] is None and len(paper.outcome["details"]["voided"]) == 5
     spec = get_spec("tofukingdom")
     assert spec.score(paper)["void"] == 1.0 and spec.score(paper)["win"] == 0.0
@@ -247,7 +272,10 @@ def test_gamearena_games_ship_five_distinct_system_prompts(game, variants):
     texts = getattr(importlib.import_module(f"pytest_gameeval.games.{game}.prompts"), variants)(5)
     assert len(texts) == 5 and len({t.split(". ")[0] for t in texts}) == 5
     spec = get_spec(game)
-    drawn = {spec.setup(spec.select_rows(spec.parse_options({}))[0], epoch, spec.parse_options({}))[0].variant for epoch in range(40)}
+    drawn = {
+        spec.setup(spec.select_rows(spec.parse_options({}))[0], epoch, spec.parse_options({}))[0].variant
+        for epoch in range(40)
+    }
     assert drawn == set(range(5))
 
 
@@ -281,7 +309,11 @@ def test_a_paper_run_with_scripted_players_shows_every_changed_rule_in_its_recor
     for record in records.values():
         assert record.options["protocol"] == "paper"
     answers = spoken(records["askguess"], "Answerer")
-    assert records["askguess"].options["mode"] == "hard" and {a.strip(".").lower() for a in answers} <= {"yes", "no", "gameover"}
+    assert records["askguess"].options["mode"] == "hard" and {a.strip(".").lower() for a in answers} <= {
+        "yes",
+        "no",
+        "gameover",
+    }
     taboo = records["taboo"]
     assert [e for e in taboo.events if e.kind == HOST_MSG and e.data.get("action") == "guess"]
     assert taboo.outcome["details"]["told_said_word"] is True

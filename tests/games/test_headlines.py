@@ -11,9 +11,9 @@ from dataclasses import replace
 import pytest
 
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics import headline as hl
+from pytest_gameeval.players.scripted import scripted_binder
 
 # game -> (opponents' strength, stronger, weaker evaluated strength)
 ORDER = {

@@ -13,22 +13,30 @@ import math
 
 import pytest
 
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.games.askguess import metrics as askguess
+from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.games.spygame import metrics as spygame
 from pytest_gameeval.games.spygpt import metrics as spygpt
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
 
 def record(game, label, details, seats=()):
-    return GameRecord(game, "x", 0, 0, {}, list(seats), [], {"label": label, "winner": None, "details": details}, {}, {})
+    return GameRecord(
+        game, "x", 0, 0, {}, list(seats), [], {"label": label, "winner": None, "details": details}, {}, {}
+    )
 
 
 # -- Ask-Guess (GameEval 3.1): outcome rates over games, mean rounds over successful games ---------------
 def test_askguess_rates_and_rounds_by_hand():
-    games = [("ST", "apple", 3, 0), ("ST", "apple", 7, 1), ("RLE", "bear", 30, 2), ("EE", "bear", 4, 0), ("ST", "cloud", 2, 0)]
+    games = [
+        ("ST", "apple", 3, 0),
+        ("ST", "apple", 7, 1),
+        ("RLE", "bear", 30, 2),
+        ("EE", "bear", 4, 0),
+        ("ST", "cloud", 2, 0),
+    ]
     records = [record("askguess", lab, {"word": w, "rounds": n, "missed_guesses": m}) for lab, w, n, m in games]
     s = askguess.summarize(records)
     # ST = 3/5 = 0.6. Wilson, z = 1.959964, n = 5: centre (0.6 + z^2/10) / (1 + z^2/5) = 0.984146 / 1.768292

@@ -47,12 +47,18 @@ def test_a_changed_prompt_without_a_new_version_fails_and_the_bump_command_fixes
     assert f'__version__ = "{table["package"]}"' in (root / "__init__.py").read_text()
     # a second change on the same branch, before landing: --amend keeps the new version
     prompts.write_text(prompts.read_text().replace("Please be polite.", "Be kind."))
-    assert version_table.bump(["askguess"], "also kindly", amend=True, root=root)["games"]["askguess"]["version"] == now + 1
+    assert (
+        version_table.bump(["askguess"], "also kindly", amend=True, root=root)["games"]["askguess"]["version"]
+        == now + 1
+    )
     assert version_table.problems(root) == []
 
 
 def test_comments_docstrings_and_line_endings_do_not_count_code_does(tmp_path):
-    source = '"""doc # not a comment"""\nx = "a # b"  # a comment\n\n\ndef f():\n    """d\n    # e"""\n    return b"#"  # z\n'
+    source = (
+        '"""doc # not a comment"""\nx = "a # b"  # a comment\n\n\n'
+        'def f():\n    """d\n    # e"""\n    return b"#"  # z\n'
+    )
     assert code_text(source) == 'x = "a # b"\ndef f():\n    return b"#"'
     assert code_text(source.replace("\n", "\r\n")) == code_text(source)
     root = _copy(tmp_path)
@@ -69,9 +75,16 @@ def test_comments_docstrings_and_line_endings_do_not_count_code_does(tmp_path):
 
 def test_what_a_fingerprint_covers():
     parts = fingerprint_parts(GAMES["spygame"])
-    assert "pytest_gameeval/games/spygame/prompts.py" in parts and "pytest_gameeval/games/spygame/data/pairs.jsonl" in parts
+    assert (
+        "pytest_gameeval/games/spygame/prompts.py" in parts
+        and "pytest_gameeval/games/spygame/data/pairs.jsonl" in parts
+    )
     assert "pytest_gameeval.games.spyfall.rules" in parts  # SpyGame plays through SpyFall's rules
-    assert {"pytest_gameeval.engine.runner", "pytest_gameeval.engine.degenerate", "pytest_gameeval.players.model"} <= set(parts)
+    assert {
+        "pytest_gameeval.engine.runner",
+        "pytest_gameeval.engine.degenerate",
+        "pytest_gameeval.players.model",
+    } <= set(parts)
     assert not any(p.endswith("README.md") for p in parts)
     assert "pytest_gameeval.games.registry" not in parts and "pytest_gameeval" not in parts
     assert "pytest_gameeval.games.spygame" not in fingerprint_parts(GAMES["askguess"])
@@ -81,11 +94,18 @@ def test_every_spec_names_its_version_and_gameeval_version_lists_them():
     table = read_table()
     for game in GAMES:
         spec = get_spec(game)
-        assert spec.version == str(table["games"][game]["version"]) and spec.fingerprint == table["games"][game]["fingerprint"]
+        assert (
+            spec.version == str(table["games"][game]["version"])
+            and spec.fingerprint == table["games"][game]["fingerprint"]
+        )
     proc = subprocess.run([str(BIN / "gameeval"), "--version"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
-    assert lines[0] == f"gameeval (pytest-gameeval) {pytest_gameeval.__version__}" == f"gameeval (pytest-gameeval) {table['package']}"
+    assert (
+        lines[0]
+        == f"gameeval (pytest-gameeval) {pytest_gameeval.__version__}"
+        == f"gameeval (pytest-gameeval) {table['package']}"
+    )
     assert [line.split()[0] for line in lines[2:]] == list(GAMES)
     assert all(line.split()[-1] == str(table["games"][line.split()[0]]["version"]) for line in lines[2:])
 

@@ -4,15 +4,14 @@ import random
 from collections import Counter
 
 import pytest
-
-from pytest_gameeval.engine.replies import Field
 from scipy import stats
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
+from pytest_gameeval.engine.replies import Field
 from pytest_gameeval.games.ballots import Ballot, VoteStage, ballot_parser, match_name, vote_format, votes_per_round
-from pytest_gameeval.games.voting import SpyWordGame, same_word, seat_names
 from pytest_gameeval.games.spyfall import SPEC as SPYFALL
 from pytest_gameeval.games.spyfall.rules import SpyFallGame
+from pytest_gameeval.games.voting import SpyWordGame, same_word, seat_names
 
 NAMES = [f"Player {k}" for k in range(1, 11)]
 

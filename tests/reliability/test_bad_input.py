@@ -117,14 +117,23 @@ def test_missing_api_key_is_one_plain_line(pytester, monkeypatch, capsys):
     for key in ("OPENAI_API_KEY", "AZUREAI_OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(key, raising=False)
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--gameeval-only", "--gameeval-games", "askguess", "--gameeval-model", "openai/gpt-4o-mini",
-        "--gameeval-limit", "1",
+        "-p",
+        "no:cacheprovider",
+        "--gameeval-only",
+        "--gameeval-games",
+        "askguess",
+        "--gameeval-model",
+        "openai/gpt-4o-mini",
+        "--gameeval-limit",
+        "1",
     )
     assert result.ret != 0
     text = result.stdout.str() + result.stderr.str()
     lines = [line for line in text.splitlines() if "OPENAI_API_KEY" in line]
     assert len(lines) == 1, text[-3000:]
-    assert lines[0].startswith("ERROR: gameeval: openai/gpt-4o-mini: Unable to initialise OpenAI client: No OPENAI_API_KEY")
+    assert lines[0].startswith(
+        "ERROR: gameeval: openai/gpt-4o-mini: Unable to initialise OpenAI client: No OPENAI_API_KEY"
+    )
     assert "[bold]" not in text and "ERROR: Unable" not in text
     capsys.readouterr()  # drop what the subprocess printed
     code = cli.main(["tournament", "spyfall", "--models", "gameeval/scripted,openai/gpt-4o-mini", "--limit", "1",

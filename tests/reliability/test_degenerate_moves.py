@@ -17,17 +17,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_echoed_instructions import STYLES, _play, structured_seat
+from test_hostile_replies import _moves
 
 from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_list_items, check_move, check_words
 from pytest_gameeval.engine.errors import RuleViolation
 from pytest_gameeval.engine.events import FAILURE, REPLY
 from pytest_gameeval.engine.game import RULE_VIOLATION, Turn
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.engine.replies import text_reply
 from pytest_gameeval.games.arena.rules import _never_raises, parse_ranked_list
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
-from test_echoed_instructions import STYLES, _play, structured_seat
-from test_hostile_replies import _moves
 
 # the corpus: what small models wrote under structured decoding, and kin
 EMPTY = {"digits": "1000000000000", "punctuation": '":[{"', "placeholder X": "X", "ellipsis": "...",
@@ -81,7 +81,9 @@ def _empty(value: str):
 
 
 def _guess_form(game: str):
-    return lambda ctx, scripted, previous: GUESS_FORMS[game] if ctx.turn.word_slots and _words_fields(ctx.turn) else None
+    return lambda ctx, scripted, previous: (
+        GUESS_FORMS[game] if ctx.turn.word_slots and _words_fields(ctx.turn) else None
+    )
 
 
 def _repeat(ctx, scripted, previous):
@@ -113,7 +115,9 @@ def _check_every_move_was_degenerate(record, log):
         at = _reply_of(record, seat, bad)
         assert at is not None, f"{action}: the degenerate reply {bad!r} is not in the record"
         after = next(e for e in record.events[at + 1:] if e.speaker == seat and e.kind in (FAILURE, "action", "speech"))
-        assert after.kind == FAILURE and after.data["kind"] == RULE_VIOLATION and after.data.get("reason") == DEGENERATE, (action, bad, after)
+        assert (
+            after.kind == FAILURE and after.data["kind"] == RULE_VIOLATION and after.data.get("reason") == DEGENERATE
+        ), (action, bad, after)
     degenerate = sum(per_seat.get(DEGENERATE, 0) for per_seat in record.failures.values())
     assert degenerate == len(log) and record.failure_totals()[RULE_VIOLATION] >= degenerate
 
@@ -149,7 +153,9 @@ def test_a_degenerate_move_is_a_labelled_rule_violation_on_every_turn(game, styl
         assert _moves(record) == _moves(base) and record.outcome == base.outcome, name
         covered |= {action for _, action, _ in log}
     # every action that asks for words got the corpus (choices and numbers are the parser's: below)
-    words_actions = {e.data["action"] for e in base.events if e.kind == "host_msg" and e.data.get("action")} | asked_words
+    words_actions = {
+        e.data["action"] for e in base.events if e.kind == "host_msg" and e.data.get("action")
+    } | asked_words
     assert covered or not WORDS_ACTIONS[game], "no turn of this game asks for words"
     assert covered >= {a for a in words_actions if a in WORDS_ACTIONS[game]}, (covered, WORDS_ACTIONS[game])
 
@@ -197,7 +203,14 @@ def test_the_corpus_is_degenerate_as_words(move):
 
 def test_a_real_word_that_looks_like_a_placeholder_passes_where_the_game_knows_it():
     """AGE's Twitter has the synonym "X": a guess of it is a real move in that pair."""
-    turn = Turn("s", "describe_guess", None, lambda t: t, reply=text_reply("guess", "<the other word>"), real_words=frozenset({"x"}))
+    turn = Turn(
+        "s",
+        "describe_guess",
+        None,
+        lambda t: t,
+        reply=text_reply("guess", "<the other word>"),
+        real_words=frozenset({"x"}),
+    )
     check_move(turn, "X", [])
     with pytest.raises(DegenerateMove):
         check_move(Turn("s", "g", None, lambda t: t, reply=text_reply("guess", "<w>")), "X", [])

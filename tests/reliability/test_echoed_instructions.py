@@ -20,16 +20,17 @@ import json
 
 import pytest
 from conftest import FakePlayer
+from test_hostile_replies import _moves
+from test_hostile_replies import _play as play_scripted
 
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY
 from pytest_gameeval.engine.game import FORMAT_ERROR, RULE_VIOLATION
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.games.bluffing import prompts as bluffing_prompts
 from pytest_gameeval.games.bluffing.rules import require_verdict
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
-from test_hostile_replies import _moves, _play as play_scripted
 
 STYLES = ("chat", "flat")
 # options that make every kind of instructed turn happen in a short game
@@ -95,7 +96,9 @@ def _check_every_echo_failed(record, log):
         at = [i for i, e in enumerate(record.events) if e.kind == REPLY and e.speaker == seat and e.text == echo]
         assert at, f"{action}: the echo is not in the record"
         for i in at:
-            after = next(e for e in record.events[i + 1:] if e.speaker == seat and e.kind in (FAILURE, ACTION, "speech"))
+            after = next(
+                e for e in record.events[i + 1 :] if e.speaker == seat and e.kind in (FAILURE, ACTION, "speech")
+            )
             assert after.kind == FAILURE and after.data["kind"] in (FORMAT_ERROR, RULE_VIOLATION), (action, echo, after)
 
 
@@ -108,7 +111,9 @@ def test_an_echoed_instruction_is_never_a_move(game, style, protocol):
     record = _play(game, style, lambda inner: Echoing(inner, log), protocol)
     _check_every_echo_failed(record, log)
     assert _moves(record) == _moves(base) and record.outcome == base.outcome
-    assert {a for _, a, _ in log} >= {e.data.get("action") for e in base.events if e.kind == "host_msg" and e.data.get("action")} - {"retrospective", "classify", "tom"}
+    assert {a for _, a, _ in log} >= {
+        e.data.get("action") for e in base.events if e.kind == "host_msg" and e.data.get("action")
+    } - {"retrospective", "classify", "tom"}
 
 
 # what each game's instructions offer, as the words of the options (an echo plus one of them)

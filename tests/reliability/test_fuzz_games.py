@@ -14,9 +14,9 @@ from conftest import FakePlayer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.engine.play import play_case
 
 
 def _disguise(word: str, how: int) -> str:
@@ -38,8 +38,13 @@ fragments = st.one_of(
     st.text(min_size=2000, max_size=6000),
     st.sampled_from(IMPERSONATIONS),
     st.from_regex(r'\{"thought": ?"[^"]{0,20}", ?"speak": ?"[^"]{0,30}"', fullmatch=True),  # broken JSON
-    st.recursive(st.dictionaries(st.sampled_from(["thought", "speak", "name", "vote", "answer", "guess"]), st.text(max_size=20), max_size=4),
-                 lambda inner: st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8).map(json.dumps),
+    st.recursive(
+        st.dictionaries(
+            st.sampled_from(["thought", "speak", "name", "vote", "answer", "guess"]), st.text(max_size=20), max_size=4
+        ),
+        lambda inner: st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=8,
+    ).map(json.dumps),
     st.tuples(st.sampled_from(["secret"]), st.integers(0, 5)),  # the seat's own secret, disguised
 )
 
@@ -63,7 +68,9 @@ def _fuzz_game(game: str, replies, seed: int) -> GameRecord:
     options = spec.parse_options({"seed": seed})
     rows = spec.select_rows(options)
     row = random.Random(seed).choice(rows)
-    record = asyncio.run(play_case(spec, row, 0, options, lambda seat, role: FakePlayer(fuzz_answers(replies), label="fuzz")))
+    record = asyncio.run(
+        play_case(spec, row, 0, options, lambda seat, role: FakePlayer(fuzz_answers(replies), label="fuzz"))
+    )
     return record
 
 

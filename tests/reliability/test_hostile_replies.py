@@ -26,6 +26,8 @@ from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY
 from pytest_gameeval.engine.game import FORMAT_ERROR, RULE_VIOLATION
 from pytest_gameeval.engine.parsing import json_objects
+from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.games.bluffing import prompts as bluffing_prompts
 from pytest_gameeval.games.bluffing.rules import read_verdict, require_verdict
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -33,9 +35,7 @@ from pytest_gameeval.games.spyfall import prompts as spyfall_prompts
 from pytest_gameeval.games.spygame import prompts as spygame_prompts
 from pytest_gameeval.games.spygpt.rules import parse_score
 from pytest_gameeval.games.tofukingdom import prompts as tofu_prompts
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
-from pytest_gameeval.engine.player import Player, Reply, TurnContext
 
 _CYRILLIC = str.maketrans("aeopcxy", "\u0430\u0435\u043e\u0440\u0441\u0445\u0443")
 
@@ -93,7 +93,10 @@ HOSTILE = {
     "empty speech": (lambda ctx, r: _with_speech(ctx, r, ""), FORMAT_ERROR),
     "10,000-character speech": (lambda ctx, r: _with_speech(ctx, r, "very " * 2000), FORMAT_ERROR),
     "wrong name": (_wrong_name, RULE_VIOLATION),
-    "own secret word in lookalike letters": (lambda ctx, r: _with_speech(ctx, r, f"It is like {lookalike(_secret(ctx))} here.") if _secret(ctx) else None, RULE_VIOLATION),
+    "own secret word in lookalike letters": (
+        lambda ctx, r: _with_speech(ctx, r, f"It is like {lookalike(_secret(ctx))} here.") if _secret(ctx) else None,
+        RULE_VIOLATION,
+    ),
 }
 
 SPOKEN = {"10,000-character speech": "very " * 50, "own secret word in lookalike letters": "It is like "}
@@ -103,16 +106,47 @@ CASES = {
     ("askguess", "ask"): ["instruction echo", "echo after a real move", "empty speech", "10,000-character speech"],
     ("askguess", "describe"): ["instruction echo", "empty speech", "10,000-character speech"],
     ("akinator", "ask"): ["instruction echo", "echo after a real move", "empty speech", "10,000-character speech"],
-    ("taboo", "clue"): ["instruction echo", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
+    ("taboo", "clue"): [
+        "instruction echo",
+        "empty speech",
+        "10,000-character speech",
+        "own secret word in lookalike letters",
+    ],
     ("bluffing", "ask"): ["instruction echo", "empty speech", "10,000-character speech"],
     ("tofukingdom", "ask"): ["instruction echo", "template echo", "echo after a real move"],
     ("tofukingdom", "extra"): ["instruction echo", "template echo", "echo after a real move", "wrong name"],
     ("tofukingdom", "choose"): ["instruction echo", "template echo", "wrong name"],
-    ("spygpt", "describe"): ["instruction echo", "template echo", "empty speech", "own secret word in lookalike letters"],
-    ("age", "describe_guess"): ["instruction echo", "template echo", "echo after a real move", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
-    ("spyfall", "describe"): ["instruction echo", "template echo", "echo after a real move", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
+    ("spygpt", "describe"): [
+        "instruction echo",
+        "template echo",
+        "empty speech",
+        "own secret word in lookalike letters",
+    ],
+    ("age", "describe_guess"): [
+        "instruction echo",
+        "template echo",
+        "echo after a real move",
+        "empty speech",
+        "10,000-character speech",
+        "own secret word in lookalike letters",
+    ],
+    ("spyfall", "describe"): [
+        "instruction echo",
+        "template echo",
+        "echo after a real move",
+        "empty speech",
+        "10,000-character speech",
+        "own secret word in lookalike letters",
+    ],
     ("spyfall", "vote"): ["instruction echo", "template echo", "echo after a real move", "wrong name"],
-    ("spygame", "describe"): ["instruction echo", "template echo", "echo after a real move", "empty speech", "10,000-character speech", "own secret word in lookalike letters"],
+    ("spygame", "describe"): [
+        "instruction echo",
+        "template echo",
+        "echo after a real move",
+        "empty speech",
+        "10,000-character speech",
+        "own secret word in lookalike letters",
+    ],
     ("spygame", "vote"): ["instruction echo", "template echo", "wrong name"],
 }
 OPTIONS = {"askguess": {"mode": "easy"}}
@@ -140,7 +174,12 @@ class Hostile(Player):
 
     async def act(self, ctx: TurnContext) -> Reply:
         self.state.setdefault("prompts", []).append((ctx.seat.name, ctx.messages))
-        if ctx.turn.action == self.action and ctx.attempt == 1 and "retry" in self.state and self.state["sent"][0] == ctx.seat.name:
+        if (
+            ctx.turn.action == self.action
+            and ctx.attempt == 1
+            and "retry" in self.state
+            and self.state["sent"][0] == ctx.seat.name
+        ):
             return Reply(self.state.pop("retry"))  # the policy already chose this move (its rng moved once)
         reply = await self.inner.act(ctx)
         if ctx.turn.action == self.action and ctx.attempt == 0 and "sent" not in self.state:
@@ -164,7 +203,9 @@ def _play(game, options, wrap=None):
 
 
 def _moves(record):
-    return [(e.speaker, e.round, json.dumps(e.data, sort_keys=True, default=str)) for e in record.events if e.kind == ACTION]
+    return [
+        (e.speaker, e.round, json.dumps(e.data, sort_keys=True, default=str)) for e in record.events if e.kind == ACTION
+    ]
 
 
 PARAMS = [(g, a, h, style, cot) for (g, a), hs in sorted(CASES.items()) for h in hs

@@ -27,10 +27,10 @@ import re
 import pytest
 
 from pytest_gameeval.engine.events import HOST_MSG
-from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
+from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.players.scripted import scripted_binder
 
 SEEDS = (0, 1, 2)
 
@@ -133,8 +133,10 @@ def isolation_leaks(game: str, seed: int, style: str = "chat", strength: str | N
             for marker, thinker in thoughts.items():
                 if thinker != name and marker in whole:
                     leaks.append(f"{game}: {name} saw {thinker}'s private thought")
-            host_text = "\n".join([ctx.messages[0]["content"].split("\n\n[")[0] if style == "flat" else ctx.messages[0]["content"]]
-                                  + [e.text for e in ctx.events if e.kind == HOST_MSG])
+            host_text = "\n".join(
+                [ctx.messages[0]["content"].split("\n\n[")[0] if style == "flat" else ctx.messages[0]["content"]]
+                + [e.text for e in ctx.events if e.kind == HOST_MSG]
+            )
             for other, seat in seats.items():
                 if other == name:
                     continue
@@ -144,7 +146,9 @@ def isolation_leaks(game: str, seed: int, style: str = "chat", strength: str | N
                     if secret.lower() in role_names:
                         # A role name is rules vocabulary (every prompt lists the roles); what is
                         # hidden is WHICH seat holds it.
-                        if re.search(rf"{re.escape(other)}\W+(is\W+)?(the\W+|an?\W+)?{re.escape(secret)}\b", host_text, re.I):
+                        if re.search(
+                            rf"{re.escape(other)}\W+(is\W+)?(the\W+|an?\W+)?{re.escape(secret)}\b", host_text, re.I
+                        ):
                             leaks.append(f"{game}: the host told {name} that {other} is the {secret}")
                     elif _contains(host_text, secret):
                         leaks.append(f"{game}: the host told {name} {other}'s private {secret!r}")

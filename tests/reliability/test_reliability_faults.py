@@ -21,10 +21,10 @@ import pytest
 from conftest import FakePlayer
 
 from pytest_gameeval.engine.game import CHAT_ERROR
-from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.engine.player import Reply
+from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.players.scripted import scripted_binder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,15 @@ def play_with_faults(game: str, seed: int, rate: float, counts: dict[str, int]):
     strength = "random" if "random" in spec.scripted else next(iter(spec.scripted))
     inner = scripted_binder(spec, {"*": strength}, seed)
     rng = random.Random(seed)
-    return asyncio.run(play_case(spec, row, 0, options, lambda seat, role: FakePlayer(inner=inner(seat, role), change=faults(rng, rate, counts))))
+    return asyncio.run(
+        play_case(
+            spec,
+            row,
+            0,
+            options,
+            lambda seat, role: FakePlayer(inner=inner(seat, role), change=faults(rng, rate, counts)),
+        )
+    )
 
 
 def check_classified(game: str, record, counts: dict[str, int]) -> None:
@@ -85,8 +93,15 @@ def test_every_call_failing_ends_in_a_chat_error_outcome(game):
         counts["chat"] += 1
         return None  # a failed call
 
-    record = asyncio.run(play_case(spec, row, 0, options,
-                                   lambda seat, role: FakePlayer(dead, label="dead", error="APIError: 503 service unavailable")))
+    record = asyncio.run(
+        play_case(
+            spec,
+            row,
+            0,
+            options,
+            lambda seat, role: FakePlayer(dead, label="dead", error="APIError: 503 service unavailable"),
+        )
+    )
     assert record.label in spec.outcome_labels
     if "CE" in spec.outcome_labels:  # games without a CE class forfeit by their own rule
         assert record.label == "CE"

@@ -4,7 +4,8 @@
 - inspect: `inspect eval` killed mid-way; `inspect eval-retry LOG` reuses the samples already in
   the log and plays only the missing ones; the retried log holds every sample exactly once.
 - pytest plugin: a killed run leaves no report (written atomically at session end), only its journal
-  of finished games; `--gameeval-resume` replays none of those (tests/frontends/pytest_plugin/test_resume_plugin.py). Also,
+  of finished games; `--gameeval-resume` replays none of those
+  (tests/frontends/pytest_plugin/test_resume_plugin.py). Also,
   with `--gameeval-cache`, re-running the same
   command replays the calls already made from inspect's cache and makes only the missing ones; the
   report counts every case once.
@@ -67,7 +68,7 @@ def kill_and_retry_inspect(log_dir: Path, limit: int = 8) -> dict:
     retry_started = time.time()
     subprocess.run([str(BIN / "inspect"), "eval-retry", killed.name, "--log-dir", str(log_dir), "--display", "none"],
                    cwd=ROOT, check=True, capture_output=True, timeout=600)
-    (retried,) = [read_eval_log(l) for l in list_eval_logs(str(log_dir)) if l.name != killed.name]
+    (retried,) = [read_eval_log(info) for info in list_eval_logs(str(log_dir)) if info.name != killed.name]
     ids = [s.id for s in retried.samples]
     reused = [s.id for s in retried.samples if done_before.get(s.id) == s.started_at]
     return {"status": retried.status, "samples": len(ids), "unique": len(set(ids)), "expected": limit,
@@ -85,10 +86,30 @@ def test_inspect_eval_retry_completes_only_the_missing_samples(tmp_path):
 
 def kill_and_rerun_plugin(workdir: Path, limit: int = 8, kill_after: float = 10.0) -> dict:
     env = {**os.environ, "INSPECT_CACHE_DIR": str(workdir / "cache")}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--gameeval-only", "--gameeval-games", "askguess",
-           "--gameeval-model", "gameeval/scripted/oracle", "--gameeval-model-arg", "latency=0.3", "--gameeval-limit", str(limit),
-           "--gameeval-concurrency", "2", "--gameeval-option", "max_rounds=5", "--gameeval-report", "out/report.json",
-           "--gameeval-cache"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--gameeval-only",
+        "--gameeval-games",
+        "askguess",
+        "--gameeval-model",
+        "gameeval/scripted/oracle",
+        "--gameeval-model-arg",
+        "latency=0.3",
+        "--gameeval-limit",
+        str(limit),
+        "--gameeval-concurrency",
+        "2",
+        "--gameeval-option",
+        "max_rounds=5",
+        "--gameeval-report",
+        "out/report.json",
+        "--gameeval-cache",
+    ]
     proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cache = workdir / "cache"
     try:

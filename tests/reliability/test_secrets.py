@@ -8,8 +8,6 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import pytest
-
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for in-process pytester runs)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 

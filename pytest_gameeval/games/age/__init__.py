@@ -15,7 +15,18 @@ from pytest_gameeval.games.age.scripted import POLICIES
 from pytest_gameeval.metrics.headline import KEYS as HEADLINE_KEYS
 
 CURATED = "list_a"
-TOPICS = ("business", "entertainment", "sports", "technology", "science", "health", "politics", "world", "food", "travel")
+TOPICS = (
+    "business",
+    "entertainment",
+    "sports",
+    "technology",
+    "science",
+    "health",
+    "politics",
+    "world",
+    "food",
+    "travel",
+)
 LISTS = (CURATED, *TOPICS)
 ROW_SCHEMA = {"id": str, "topic": str, "word_a": str, "word_b": str, "synonyms_a": list, "synonyms_b": list}
 
@@ -62,9 +73,26 @@ class AgeSpec(GameSpec):
     options_class = AgeOptions
     model_roles = {"player": EVALUATED}
     outcome_labels = OUTCOMES
-    outcome_names = {"solved": "the group guessed its word", "limit": "round limit reached, not solved", "CE": "a model call failed (chat error)"}
-    mean_keys = ("age", "comprehension", "confusion", "fcg", "guessed", "age_all_seats", "rounds",
-                 "both_guessed", "filter_literal", "filter_full_length", "age_filter_literal", "age_filter_full_length", *HEADLINE_KEYS)
+    outcome_names = {
+        "solved": "the group guessed its word",
+        "limit": "round limit reached, not solved",
+        "CE": "a model call failed (chat error)",
+    }
+    mean_keys = (
+        "age",
+        "comprehension",
+        "confusion",
+        "fcg",
+        "guessed",
+        "age_all_seats",
+        "rounds",
+        "both_guessed",
+        "filter_literal",
+        "filter_full_length",
+        "age_filter_literal",
+        "age_filter_full_length",
+        *HEADLINE_KEYS,
+    )
     binary_keys = ("played",)
     scripted = POLICIES
 
@@ -84,7 +112,9 @@ class AgeSpec(GameSpec):
             wanted = options.pairs
             unknown = sorted(set(wanted) - set(seen))
             if unknown:
-                raise GameEvalError(f"age: unknown pair id(s) {', '.join(unknown)} in lists {', '.join(sorted(set(seen.values())))}")
+                raise GameEvalError(
+                    f"age: unknown pair id(s) {', '.join(unknown)} in lists {', '.join(sorted(set(seen.values())))}"
+                )
             rows = [r for r in rows if r.id in wanted]
         return rows
 

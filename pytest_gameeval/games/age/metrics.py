@@ -28,8 +28,8 @@ from scipy import stats
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.age.rules import OUTCOMES
-from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
+from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 
 PLAYER_KEYS = ("age", "comprehension", "confusion", "fcg")
 EVALUATED_SLOT = 1  # binding slot of the model under evaluation
@@ -66,19 +66,29 @@ def player_scores(record: GameRecord) -> list[dict[str, Any]]:
     if record.label == "CE":
         return []
     d = record.outcome["details"]
-    l = d["rounds"]
-    f = {s: effective_fcg(v, l) for s, v in d["fcg"].items()}
+    rounds = d["rounds"]  # the paper's l
+    f = {s: effective_fcg(v, rounds) for s, v in d["fcg"].items()}
     rows = []
     for seat in record.seats:
         name = seat["name"]
         group = d["groups"][name]
         comp = comprehension(f[name])
-        conf = confusion([f[s] for s, g in d["groups"].items() if g != group], l)
-        rows.append({
-            "seat": name, "group": group, "slot": seat["private"].get("slot"), "model": seat["model"],
-            "topic": seat["private"].get("topic"), "list": seat["private"].get("list"), "guessed": d["fcg"][name] is not None,
-            "fcg": f[name], "comprehension": comp, "confusion": conf, "age": age_score(comp, conf),
-        })
+        conf = confusion([f[s] for s, g in d["groups"].items() if g != group], rounds)
+        rows.append(
+            {
+                "seat": name,
+                "group": group,
+                "slot": seat["private"].get("slot"),
+                "model": seat["model"],
+                "topic": seat["private"].get("topic"),
+                "list": seat["private"].get("list"),
+                "guessed": d["fcg"][name] is not None,
+                "fcg": f[name],
+                "comprehension": comp,
+                "confusion": conf,
+                "age": age_score(comp, conf),
+            }
+        )
     return rows
 
 
@@ -170,7 +180,9 @@ def welch_tests(by_model: dict[str, list[float]]) -> list[dict[str, Any]]:
     for a, b in combinations(sorted(by_model), 2):
         xa, xb = by_model[a], by_model[b]
         if len(xa) < 2 or len(xb) < 2:
-            tests.append({"a": a, "b": b, "t": None, "p": None, "n_a": len(xa), "n_b": len(xb), "note": "fewer than 2 scores"})
+            tests.append(
+                {"a": a, "b": b, "t": None, "p": None, "n_a": len(xa), "n_b": len(xb), "note": "fewer than 2 scores"}
+            )
             continue
         res = stats.ttest_ind(xa, xb, equal_var=False)
         t, p = float(res.statistic), float(res.pvalue)
@@ -203,9 +215,15 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
         "both_words_guessed": rate(sum(both_words_guessed(r) for r in played), len(played)),
         **{f"filter_{name}": rate(len(kept), len(records)) for name, kept in filtered.items()},
         "filter_of_protocol": protocol_filter(records),
-        "evaluated": _means(evaluated) | {"n": len(evaluated), "age_macro_by_topic": _macro(evaluated)} if evaluated else None,
+        "evaluated": _means(evaluated) | {"n": len(evaluated), "age_macro_by_topic": _macro(evaluated)}
+        if evaluated
+        else None,
         "per_model": per_model(rows),
-        **{f"per_model_filter_{name}": per_model([row for r in kept for row in player_scores(r)]) for name, kept in filtered.items()},
+        **{
+            f"per_model_filter_{name}": per_model([row for r in kept for row in player_scores(r)])
+            for name, kept in filtered.items()
+        },
         "welch_age": welch_tests(by_model_age),
-        "method": "per-player values; means with Student-t 95% intervals, rates with Wilson; macro = mean of topic means",
+        "method": "per-player values; means with Student-t 95% intervals, rates with Wilson; macro = mean of topic "
+                  "means",
     }

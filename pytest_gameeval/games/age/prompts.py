@@ -25,7 +25,8 @@ def player_system(name: str, word: str, n_players: int, max_rounds: int, cot: bo
         "vague enough that the other group cannot easily work it out.\n"
         "Your guess: read the other players' descriptions, work out which ones describe a different word, "
         "and name that word (one word or short name, not yours).\n"
-        f"{reply_format(cot).format_line()} Only the description is heard by the other players; the guess goes to the host alone."
+        f"{reply_format(cot).format_line()} Only the description is heard by the other players; the guess goes to the "
+        "host alone."
     )
 
 

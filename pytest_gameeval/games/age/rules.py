@@ -185,7 +185,9 @@ class AgeGame(Game):
                 correct = False  # naming your own word never finds the other one, however alike they look
             self.guesses[seat].append(guess)
             self.act(seat, f"guess: {guess}", guess=guess, correct=correct)
-            self.judge(f"{seat} {'guessed' if correct else 'did not guess'} the word of group {target}", correct=correct)
+            self.judge(
+                f"{seat} {'guessed' if correct else 'did not guess'} the word of group {target}", correct=correct
+            )
             if correct:
                 self.fcg[seat] = self.round
                 self.host(prompts.CORRECT, to=(seat,))

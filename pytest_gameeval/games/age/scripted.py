@@ -75,7 +75,9 @@ def random_player(ctx: TurnContext, rng: random.Random) -> str:
 def oracle_player(ctx: TurnContext, rng: random.Random) -> str:
     own = ctx.seat.private["word"]
     turn_number = 1 + sum(1 for e in ctx.events if e.kind == REPLY and e.speaker == ctx.seat.name)
-    description = f"{ctx.seat.name}, clue {turn_number}: it has to do with {ctx.seat.private.get('topic') or 'this topic'}."
+    description = (
+        f"{ctx.seat.name}, clue {turn_number}: it has to do with {ctx.seat.private.get('topic') or 'this topic'}."
+    )
     partner = next((b if a == own else a for a, b in _pairs(ctx) if own in (a, b)), "")
     return _reply(ctx, description, partner)
 

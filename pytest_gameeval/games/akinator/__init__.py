@@ -10,10 +10,10 @@ from typing import Any
 from pytest_gameeval.engine.data import game_data_dir, load_json, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.spec import GameSpec, Row, only_rows
+from pytest_gameeval.games.akinator import metrics
 from pytest_gameeval.games.akinator.rules import OUTCOMES, AkinatorGame, AkinatorOptions
 from pytest_gameeval.games.akinator.scripted import POLICIES
 from pytest_gameeval.games.arena.rules import USER_ROLE, arena_model_roles
-from pytest_gameeval.games.akinator import metrics
 
 
 def load_objects(path: Path) -> list[dict[str, Any]]:
@@ -26,7 +26,9 @@ def load_objects(path: Path) -> list[dict[str, Any]]:
     for lineno, row in enumerate(objects, start=1):
         missing = sorted(set(attributes) - set(row["attributes"]))
         if missing or not all(isinstance(v, bool) for v in row["attributes"].values()):
-            raise GameEvalError(f"{path}: object {row['id']!r} lacks boolean attribute(s) {', '.join(missing) or '(non-boolean value)'}")
+            raise GameEvalError(
+                f"{path}: object {row['id']!r} lacks boolean attribute(s) {', '.join(missing) or '(non-boolean value)'}"
+            )
     return objects
 
 
@@ -38,7 +40,11 @@ class AkinatorSpec(GameSpec):
     model_roles = arena_model_roles("questioner")
     reference_roles = (USER_ROLE,)  # the data user: answers from the object's attribute table
     outcome_labels = OUTCOMES
-    outcome_names = {"win": "the questioner named the object", "lose": "the questioner did not name the object", "CE": "a model call failed (chat error)"}
+    outcome_names = {
+        "win": "the questioner named the object",
+        "lose": "the questioner did not name the object",
+        "CE": "a model call failed (chat error)",
+    }
     mean_keys = metrics.MEAN_KEYS
     binary_keys = ("played",)
     scripted = POLICIES

@@ -7,13 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.games.arena import metrics as arena
-from pytest_gameeval.games.akinator.rules import OUTCOMES
 from pytest_gameeval.games.akinator.prompts import QUESTIONER
+from pytest_gameeval.games.akinator.rules import OUTCOMES
+from pytest_gameeval.games.arena import metrics as arena
 from pytest_gameeval.metrics import headline as hl
 
 MEAN_KEYS = arena.RANKED_KEYS + ("disparity",) + hl.KEYS
-HIGHER_IS_BETTER = {"win": True, "lose": False, "CE": False, "rounds_win": False, **arena.RANKED_DIRECTIONS, "disparity": False, **hl.DIRECTIONS}
+HIGHER_IS_BETTER = {
+    "win": True,
+    "lose": False,
+    "CE": False,
+    "rounds_win": False,
+    **arena.RANKED_DIRECTIONS,
+    "disparity": False,
+    **hl.DIRECTIONS,
+}
 
 
 def score(record: GameRecord) -> dict[str, float]:
@@ -28,7 +36,9 @@ def headline(record: GameRecord) -> dict[str, float]:
         return hl.scores_of(record, [QUESTIONER], False, hl.NAN)
     details = record.outcome["details"]
     if record.label == "win":
-        return hl.scores_of(record, [QUESTIONER], True, hl.speed(details.get("rounds", 1), details.get("max_rounds", 20)))
+        return hl.scores_of(
+            record, [QUESTIONER], True, hl.speed(details.get("rounds", 1), details.get("max_rounds", 20))
+        )
     return hl.scores_of(record, [QUESTIONER], True, hl.FAILURE_CREDIT * hl.distinct_share(record, QUESTIONER))
 
 

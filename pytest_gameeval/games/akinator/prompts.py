@@ -1,8 +1,8 @@
-"""Akinator prompts (ours). Five system prompts (GameArena used five per session) for the questioner; one is drawn per game."""
-
-from pytest_gameeval.engine.views import quote
+"""Akinator prompts (ours). Five system prompts (GameArena used five per session) for the questioner;
+one is drawn per game."""
 
 from pytest_gameeval.engine.replies import text_reply
+from pytest_gameeval.engine.views import quote
 
 QUESTIONER = "Questioner"
 GUESS_FORM = "This is a guess -- are you thinking of X?"

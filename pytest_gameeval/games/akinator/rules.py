@@ -25,7 +25,15 @@ from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.views import quote
 from pytest_gameeval.games.akinator import prompts
 from pytest_gameeval.games.akinator.prompts import ANSWERS, QUESTIONER
-from pytest_gameeval.games.arena.rules import CLASSIFY, USER, USER_ROLE, ArenaGame, ArenaOptions, parse_ranked_list, ranked_list_instruction
+from pytest_gameeval.games.arena.rules import (
+    CLASSIFY,
+    USER,
+    USER_ROLE,
+    ArenaGame,
+    ArenaOptions,
+    parse_ranked_list,
+    ranked_list_instruction,
+)
 
 OUTCOMES = ("win", "lose", "CE", ABORTED)
 _GUESS = re.compile(r"this\s+is\s+a\s+guess\W*are\s+you\s+thinking\s+of\s+(?P<x>[^?\n]+)", re.IGNORECASE)
@@ -86,7 +94,15 @@ class AkinatorGame(ArenaGame):
     def __init__(self, row: dict[str, Any], rng: random.Random, options: AkinatorOptions):
         seats = [
             Seat(QUESTIONER, "questioner"),
-            Seat(USER, USER_ROLE, {"object": row["object"], "aliases": list(row.get("aliases", [])), "attributes": dict(row.get("attributes", {}))}),
+            Seat(
+                USER,
+                USER_ROLE,
+                {
+                    "object": row["object"],
+                    "aliases": list(row.get("aliases", [])),
+                    "attributes": dict(row.get("attributes", {})),
+                },
+            ),
         ]
         super().__init__(seats, rng, options)
         self.object = row["object"]
@@ -108,8 +124,17 @@ class AkinatorGame(ArenaGame):
     def pending_move(self) -> list[Turn]:
         if self._question is not None:
             return [Turn(USER, "answer", None, read_answer, reply=prompts.ANSWER)]
-        return [Turn(QUESTIONER, "ask", prompts.ask_instruction(self.round, self.max_questions), lambda t: plain_text(t, max_chars=1000),
-                     reply=prompts.QUESTION, no_repeat=True, word_slots=_guessed)]
+        return [
+            Turn(
+                QUESTIONER,
+                "ask",
+                prompts.ask_instruction(self.round, self.max_questions),
+                lambda t: plain_text(t, max_chars=1000),
+                reply=prompts.QUESTION,
+                no_repeat=True,
+                word_slots=_guessed,
+            )
+        ]
 
     def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
         if turn.action == "answer":

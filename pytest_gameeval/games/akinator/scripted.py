@@ -22,10 +22,10 @@ from rapidfuzz import fuzz
 from pytest_gameeval.engine.data import data_path, game_data_dir, load_json, load_jsonl
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH
 from pytest_gameeval.engine.matching import mentions, normalize
+from pytest_gameeval.engine.player import TurnContext
 from pytest_gameeval.games.akinator.prompts import QUESTIONER
 from pytest_gameeval.games.akinator.rules import read_guess
 from pytest_gameeval.games.arena.rules import CLASSIFY, MAX_LIST, RETRO, SCRIPTED_LIST, USER
-from pytest_gameeval.engine.player import TurnContext
 
 
 @lru_cache(maxsize=4)
@@ -37,7 +37,9 @@ def _data(attributes_path: str, objects_path: str) -> tuple[dict[str, str], list
 
 def data(ctx: TurnContext) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """Our attribute questions and the objects this game draws from (the user's own with -T data=FILE)."""
-    return _data(str(game_data_dir(__package__) / "attributes.json"), str(data_path(ctx.options, __package__, "objects.jsonl")))
+    return _data(
+        str(game_data_dir(__package__) / "attributes.json"), str(data_path(ctx.options, __package__, "objects.jsonl"))
+    )
 
 
 def guess_text(obj: str) -> str:

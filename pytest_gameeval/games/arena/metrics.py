@@ -45,11 +45,34 @@ from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 NAN = float("nan")
 RETRO, CLASSIFY = "retrospective", "classify"
 RANKED_KEYS = ("rounds", "rounds_win", "recall", "top5", "top10", "first_appear", "final_rank", "probe_failures")
-RANKED_DIRECTIONS = {"recall": True, "top5": True, "top10": True, "first_appear": False, "final_rank": False, "probe_failures": False}
-BELIEF_METRICS = ("recall_paper", "truth_side_share", "spearman", "hopping", "hopping_rate", "first_correct_side", "final_distance")
+RANKED_DIRECTIONS = {
+    "recall": True,
+    "top5": True,
+    "top10": True,
+    "first_appear": False,
+    "final_rank": False,
+    "probe_failures": False,
+}
+BELIEF_METRICS = (
+    "recall_paper",
+    "truth_side_share",
+    "spearman",
+    "hopping",
+    "hopping_rate",
+    "first_correct_side",
+    "final_distance",
+)
 BELIEF_KEYS = ("rounds", "rounds_win", *BELIEF_METRICS, "probe_failures")
-BELIEF_DIRECTIONS = {"recall_paper": True, "truth_side_share": True, "spearman": False, "hopping": False, "hopping_rate": False, "first_correct_side": False,
-                     "final_distance": False, "probe_failures": False}
+BELIEF_DIRECTIONS = {
+    "recall_paper": True,
+    "truth_side_share": True,
+    "spearman": False,
+    "hopping": False,
+    "hopping_rate": False,
+    "first_correct_side": False,
+    "final_distance": False,
+    "probe_failures": False,
+}
 LEVELS = {"True": 2, "Possibly true": 1, "Unknown": 0, "Possibly false": -1, "False": -2}
 
 
@@ -177,9 +200,14 @@ def _retro_summary(records: list[GameRecord]) -> dict[str, Any]:
         for key in BELIEF_METRICS:
             out[key] = mean(_defined([p[key] for p in per]))
         with_beliefs = [p for p in per if not math.isnan(p["hopping"])]
-        out["reached_correct_side"] = rate(sum(1 for p in with_beliefs if not math.isnan(p["first_correct_side"])), len(with_beliefs))
+        out["reached_correct_side"] = rate(
+            sum(1 for p in with_beliefs if not math.isnan(p["first_correct_side"])), len(with_beliefs)
+        )
         return out
-    per = [ranked_metrics(ranked_lists(r), r.outcome["details"]["target"], r.outcome["details"].get("aliases", ())) for r in records]
+    per = [
+        ranked_metrics(ranked_lists(r), r.outcome["details"]["target"], r.outcome["details"].get("aliases", ()))
+        for r in records
+    ]
     for key in ("recall", "top5", "top10", "first_appear", "final_rank"):
         out[key] = mean(_defined([p[key] for p in per]))
     with_lists = [p for p in per if not math.isnan(p["recall"])]

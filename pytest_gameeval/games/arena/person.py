@@ -25,7 +25,10 @@ def outcome_for_the_person(record: GameRecord, spec: GameSpec, seat: str) -> str
     """The game's end said from the person's side, not the model's."""
     name = spec.outcome_name(record.label)
     if record.failures.get(seat, {}).get("chat"):
-        return f"You ended the input (Ctrl-D), so the game stopped without a result (the model's outcome: {record.label}, {name})."
+        return (
+            "You ended the input (Ctrl-D), so the game stopped without a result "
+            f"(the model's outcome: {record.label}, {name})."
+        )
     winner = record.outcome["winner"]
     if winner is None:
         return f"Game over: {name} (the model's outcome: {record.label})."

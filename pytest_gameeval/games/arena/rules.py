@@ -20,9 +20,9 @@ seat (the call failed), but it does not end the game; the probe event records it
 from __future__ import annotations
 
 import random
+import re
 from abc import abstractmethod
 from dataclasses import dataclass
-import re
 from typing import Any, Callable, final
 
 from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_list_items
@@ -30,8 +30,8 @@ from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
 from pytest_gameeval.engine.game import Game, Seat, Turn
 from pytest_gameeval.engine.matching import normalize
-from pytest_gameeval.engine.replies import ReplyFormat, text_reply
 from pytest_gameeval.engine.options import DataGameOptions, option
+from pytest_gameeval.engine.replies import ReplyFormat, text_reply
 from pytest_gameeval.engine.spec import EVALUATED
 
 RETRO = "retrospective"  # action (and data.probe value) of the evaluated seat's belief probe
@@ -50,7 +50,9 @@ SCRIPTED_LIST = 5  # scripted players list at least this many candidates
 class ArenaOptions(DataGameOptions):
     """The options of every GameArena game (Akinator, Taboo, Bluffing), besides its own."""
 
-    retrospective: bool = option(True, "after each round, probe the evaluated model's current belief (record only; GameArena's headline metrics)")
+    retrospective: bool = option(
+        True, "after each round, probe the evaluated model's current belief (record only; GameArena's headline metrics)"
+    )
     variant: int = option(-1, "system prompt variant of the evaluated seat (-1: drawn per game from the seed)")
 
 
@@ -184,8 +186,19 @@ class ArenaGame(Game):
     def queue_record_only(self, seat: str, action: str, instruction: str, parse: Callable[[str], dict[str, Any]],
                           reply: ReplyFormat, **data: Any) -> None:
         """Ask `seat` a record-only question before the next move (hidden afterwards)."""
-        self._extra.append(Turn(seat, action, instruction, _never_raises(parse, instruction), retries=0, data=dict(data),
-                                record_only=True, reply=reply, echo_check=False))
+        self._extra.append(
+            Turn(
+                seat,
+                action,
+                instruction,
+                _never_raises(parse, instruction),
+                retries=0,
+                data=dict(data),
+                record_only=True,
+                reply=reply,
+                echo_check=False,
+            )
+        )
 
     @final
     def pending(self) -> list[Turn]:
@@ -193,8 +206,18 @@ class ArenaGame(Game):
             return [self._extra[0]]
         if self._probe_due:
             instruction = self.probe_instruction()
-            return [Turn(self.evaluated_seat, RETRO, instruction, _never_raises(self.parse_probe, instruction), retries=0,
-                         record_only=True, reply=self.probe_reply, echo_check=False)]
+            return [
+                Turn(
+                    self.evaluated_seat,
+                    RETRO,
+                    instruction,
+                    _never_raises(self.parse_probe, instruction),
+                    retries=0,
+                    record_only=True,
+                    reply=self.probe_reply,
+                    echo_check=False,
+                )
+            ]
         return self.pending_move()
 
     @final

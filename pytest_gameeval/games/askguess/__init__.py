@@ -21,7 +21,13 @@ class AskGuessSpec(GameSpec):
     reference_roles = ("answerer",)
     paper_protocol = {"opponents": "self"}
     outcome_labels = OUTCOMES
-    outcome_names = {"ST": "solved: the questioner guessed the word", "EE": "ended early without the word", "RLE": "round limit reached, word not guessed", "AME": "the answerer said the word", "CE": "a model call failed (chat error)"}
+    outcome_names = {
+        "ST": "solved: the questioner guessed the word",
+        "EE": "ended early without the word",
+        "RLE": "round limit reached, word not guessed",
+        "AME": "the answerer said the word",
+        "CE": "a model call failed (chat error)",
+    }
     mean_keys = ("rounds", "rounds_st", "missed_guesses", *HEADLINE_KEYS)
     binary_keys = ("played",)
     scripted = POLICIES

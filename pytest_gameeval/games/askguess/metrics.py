@@ -14,14 +14,22 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.metrics.cluster import clustered_mean
-from pytest_gameeval.metrics.stats import mean, outcome_rates
 from pytest_gameeval.games.askguess.prompts import QUESTIONER
 from pytest_gameeval.games.askguess.rules import OUTCOMES
 from pytest_gameeval.metrics import headline as hl
+from pytest_gameeval.metrics.cluster import clustered_mean
+from pytest_gameeval.metrics.stats import mean, outcome_rates
 
 # the direction of improvement of each gated score key (True: higher is better)
-HIGHER_IS_BETTER = {"ST": True, "EE": False, "RLE": False, "AME": False, "CE": False, "rounds_st": False, **hl.DIRECTIONS}
+HIGHER_IS_BETTER = {
+    "ST": True,
+    "EE": False,
+    "RLE": False,
+    "AME": False,
+    "CE": False,
+    "rounds_st": False,
+    **hl.DIRECTIONS,
+}
 
 
 def score(record: GameRecord) -> dict[str, float]:
@@ -41,7 +49,12 @@ def headline(record: GameRecord) -> dict[str, float]:
     if not hl.played(record, [QUESTIONER], aborts=("AME",)):
         return hl.scores_of(record, [QUESTIONER], False, hl.NAN)
     if record.label == "ST":
-        return hl.scores_of(record, [QUESTIONER], True, hl.speed(record.outcome["details"]["rounds"], record.options.get("max_rounds", 30)))
+        return hl.scores_of(
+            record,
+            [QUESTIONER],
+            True,
+            hl.speed(record.outcome["details"]["rounds"], record.options.get("max_rounds", 30)),
+        )
     return hl.scores_of(record, [QUESTIONER], True, hl.FAILURE_CREDIT * hl.distinct_share(record, QUESTIONER))
 
 
@@ -57,8 +70,12 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
         "round_paper": round_paper(records),
         "missed_guesses_per_game": mean([r.outcome["details"]["missed_guesses"] for r in records]),
         # games of one word (several epochs) are not independent: resample words, not games
-        "st_clustered_by_word": clustered_mean([float(r.label == "ST") for r in records], [r.outcome["details"]["word"] for r in records]),
-        "per_word": {w: {c: ls.count(c) for c in OUTCOMES if ls.count(c)} | {"n": len(ls)} for w, ls in sorted(per_word.items())},
+        "st_clustered_by_word": clustered_mean(
+            [float(r.label == "ST") for r in records], [r.outcome["details"]["word"] for r in records]
+        ),
+        "per_word": {
+            w: {c: ls.count(c) for c in OUTCOMES if ls.count(c)} | {"n": len(ls)} for w, ls in sorted(per_word.items())
+        },
     }
 
 

@@ -6,10 +6,15 @@ QUESTIONER = "Questioner"
 ANSWERER = "Answerer"
 
 # cot=true: every reply is this JSON object; otherwise plain text (a JSON field under structured decoding)
-COT = ReplyFormat("askguess_cot", (Field("thought", "<your private reasoning>", 150, content="private"), Field("speak", "<what you say>", 120)))
+COT = ReplyFormat(
+    "askguess_cot",
+    (Field("thought", "<your private reasoning>", 150, content="private"), Field("speak", "<what you say>", 120)),
+)
 QUESTION = text_reply("question", "<your question or guess>", 100)
 ANSWER = text_reply("answer", "<your answer, or gameover>", 80)
-HARD_ANSWER = text_reply("answer", "<yes, no or gameover>", 10, enum=("yes", "no", "gameover"))  # protocol=paper, hard mode
+HARD_ANSWER = text_reply(
+    "answer", "<yes, no or gameover>", 10, enum=("yes", "no", "gameover")
+)  # protocol=paper, hard mode
 DESCRIPTION = text_reply("description", "<your description>", 150)
 COT_FORMAT = COT.format_line() + " Only the speak field is heard by the other player."
 

@@ -93,7 +93,9 @@ class AskGuessGame(Game):
     def _turn(self, seat: str, action: str, instruction: str | None, reply: ReplyFormat) -> Turn:
         parse = self._read_hard_answer if self.paper and self.mode == "hard" and action == "answer" else self._read
         # asking the same question again is no new move (engine/degenerate.py); answers may repeat
-        return Turn(seat, action, instruction, parse, reply=prompts.COT if self.cot else reply, no_repeat=action == "ask")
+        return Turn(
+            seat, action, instruction, parse, reply=prompts.COT if self.cot else reply, no_repeat=action == "ask"
+        )
 
     def names_word(self, question: str) -> bool:
         """Does a question guess the word? GameEval's substring test under protocol=paper, else ours."""

@@ -86,7 +86,7 @@ def category_questioner(ctx: TurnContext, rng: random.Random) -> str:
         if remaining:
             return _wrap(ctx, rng.choice(sorted(remaining)))
     pool = [r["label"] for r in _labels(ctx) if confirmed is None or r.get("category") == confirmed]
-    remaining = [_guess(l) for l in pool if _guess(l) not in asked]
+    remaining = [_guess(label) for label in pool if _guess(label) not in asked]
     return _wrap(ctx, rng.choice(sorted(remaining)) if remaining else "Is it something else?")
 
 
@@ -103,7 +103,9 @@ def oracle_answerer(ctx: TurnContext, rng: random.Random) -> str:
         return _wrap(ctx, "gameover")
     if question == CATEGORY_QUESTIONS.get(category):
         return _wrap(ctx, "Yes.")
-    if question in CATEGORY_QUESTIONS.values() or any(mentions(question, r["label"].replace("_", " "), r.get("aliases", [])) for r in labels):
+    if question in CATEGORY_QUESTIONS.values() or any(
+        mentions(question, r["label"].replace("_", " "), r.get("aliases", [])) for r in labels
+    ):
         return _wrap(ctx, "No.")
     # a question its data cannot decide: no made-up answer (where only yes/no/gameover is
     # allowed, protocol=paper's hard mode, "No.")

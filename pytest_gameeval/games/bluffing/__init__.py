@@ -11,9 +11,9 @@ from pytest_gameeval.engine.data import load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.spec import GameSpec, Row, only_rows
 from pytest_gameeval.games.arena.rules import USER_ROLE, arena_model_roles
+from pytest_gameeval.games.bluffing import metrics
 from pytest_gameeval.games.bluffing.rules import OUTCOMES, BluffingGame, BluffingOptions
 from pytest_gameeval.games.bluffing.scripted import POLICIES
-from pytest_gameeval.games.bluffing import metrics
 
 
 def load_statements(path: Path) -> list[dict[str, Any]]:
@@ -33,7 +33,12 @@ class BluffingSpec(GameSpec):
     model_roles = arena_model_roles("interrogator")
     reference_roles = (USER_ROLE,)  # the data user: defends the statement with its persona facts
     outcome_labels = OUTCOMES
-    outcome_names = {"win": "the interrogator judged the claim correctly", "lose": "the interrogator judged the claim wrongly", "no_verdict": "the interrogator gave no verdict", "CE": "a model call failed (chat error)"}
+    outcome_names = {
+        "win": "the interrogator judged the claim correctly",
+        "lose": "the interrogator judged the claim wrongly",
+        "no_verdict": "the interrogator gave no verdict",
+        "CE": "a model call failed (chat error)",
+    }
     mean_keys = metrics.MEAN_KEYS
     binary_keys = ("played",)
     scripted = POLICIES

@@ -7,12 +7,19 @@ from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.arena import metrics as arena
-from pytest_gameeval.games.bluffing.rules import OUTCOMES
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR
+from pytest_gameeval.games.bluffing.rules import OUTCOMES
 from pytest_gameeval.metrics import headline as hl
 
 MEAN_KEYS = arena.BELIEF_KEYS + hl.KEYS
-HIGHER_IS_BETTER = {"win": True, "lose": False, "no_verdict": False, "CE": False, **arena.BELIEF_DIRECTIONS, **hl.DIRECTIONS}
+HIGHER_IS_BETTER = {
+    "win": True,
+    "lose": False,
+    "no_verdict": False,
+    "CE": False,
+    **arena.BELIEF_DIRECTIONS,
+    **hl.DIRECTIONS,
+}
 
 
 def score(record: GameRecord) -> dict[str, float]:

@@ -1,4 +1,5 @@
-"""Bluffing prompts (ours). Five system prompts (GameArena used five per session) for the interrogator; one is drawn per game."""
+"""Bluffing prompts (ours). Five system prompts (GameArena used five per session) for the interrogator;
+one is drawn per game."""
 
 from pytest_gameeval.engine.replies import text_reply
 

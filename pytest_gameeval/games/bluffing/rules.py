@@ -70,7 +70,12 @@ class BluffingGame(ArenaGame):
 
     def __init__(self, row: dict[str, Any], rng: random.Random, options: BluffingOptions):
         persona = row.get("persona") or {}
-        private = {"statement": row["statement"], "truth": bool(row["label"]), "name": persona.get("name", "the user"), "facts": list(persona.get("facts", []))}
+        private = {
+            "statement": row["statement"],
+            "truth": bool(row["label"]),
+            "name": persona.get("name", "the user"),
+            "facts": list(persona.get("facts", [])),
+        }
         super().__init__([Seat(INTERROGATOR, "interrogator"), Seat(USER, USER_ROLE, private)], rng, options)
         self.statement = row["statement"]
         self.truth = bool(row["label"])
@@ -99,12 +104,27 @@ class BluffingGame(ArenaGame):
 
     def pending_move(self) -> list[Turn]:
         if self._verdict_due:
-            return [Turn(INTERROGATOR, "verdict", prompts.VERDICT_INSTRUCTION, lambda t: {"verdict": require_verdict(t), "text": t.strip()},
-                         reply=prompts.VERDICT)]
+            return [
+                Turn(
+                    INTERROGATOR,
+                    "verdict",
+                    prompts.VERDICT_INSTRUCTION,
+                    lambda t: {"verdict": require_verdict(t), "text": t.strip()},
+                    reply=prompts.VERDICT,
+                )
+            ]
         if self._question is not None:
             return [Turn(USER, "answer", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.ANSWER)]
-        return [Turn(INTERROGATOR, "ask", prompts.ask_instruction(self.round, self.max_questions), self.read_move, reply=prompts.MOVE,
-                     no_repeat=True)]
+        return [
+            Turn(
+                INTERROGATOR,
+                "ask",
+                prompts.ask_instruction(self.round, self.max_questions),
+                self.read_move,
+                reply=prompts.MOVE,
+                no_repeat=True,
+            )
+        ]
 
     def apply_move(self, turn: Turn, text: str, move: Any) -> None:
         if turn.action == "answer":
@@ -123,7 +143,9 @@ class BluffingGame(ArenaGame):
     def _verdict(self, verdict: bool) -> None:
         right = verdict == self.truth
         self.judge(f"verdict {verdict} against label {self.truth}", verdict=verdict)
-        self.host(f"The statement was {'true' if self.truth else 'false'}; the verdict is {'right' if right else 'wrong'}.")
+        self.host(
+            f"The statement was {'true' if self.truth else 'false'}; the verdict is {'right' if right else 'wrong'}."
+        )
         self.finish("win" if right else "lose", winner=INTERROGATOR if right else USER, verdict=verdict)
 
     def forfeit_move(self, turn: Turn, kind: str, detail: str) -> None:

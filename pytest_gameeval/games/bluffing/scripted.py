@@ -18,9 +18,9 @@ import random
 from rapidfuzz import fuzz
 
 from pytest_gameeval.engine.events import SPEECH
+from pytest_gameeval.engine.player import TurnContext
 from pytest_gameeval.games.arena.rules import RETRO
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES
-from pytest_gameeval.engine.player import TurnContext
 
 QUESTIONS = (
     "When did this happen?",

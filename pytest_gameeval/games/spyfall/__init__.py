@@ -22,7 +22,11 @@ ORIENTATIONS = ("fwd", "rev")
 def load_pairs(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "spy": str, "villager": str}, unique="id")
     for r in rows:
-        if not r["spy"].strip() or not r["villager"].strip() or r["spy"].strip().lower() == r["villager"].strip().lower():
+        if (
+            not r["spy"].strip()
+            or not r["villager"].strip()
+            or r["spy"].strip().lower() == r["villager"].strip().lower()
+        ):
             raise GameEvalError(f"{path}: pair {r['id']!r} needs two different, non-empty words")
     return rows
 
@@ -55,8 +59,19 @@ class SpyFallSpec(GameSpec):
     options_class = SpyFallOptions
     data_file = "pairs.jsonl"
     outcome_labels = OUTCOMES
-    outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
-    mean_keys = ("evaluated_win", "spy_living_round", "spy_living_round_paper", "spy_votes_per_round", "rounds", "abstentions", *HEADLINE_KEYS)
+    outcome_names = {
+        "spy_win": "the spy survived to the end: the spy wins",
+        "villager_win": "the spy was voted out: the villagers win",
+    }
+    mean_keys = (
+        "evaluated_win",
+        "spy_living_round",
+        "spy_living_round_paper",
+        "spy_votes_per_round",
+        "rounds",
+        "abstentions",
+        *HEADLINE_KEYS,
+    )
     win_key = "evaluated_win"
     binary_keys = ("evaluated_win", "played")
     scripted = POLICIES

@@ -7,7 +7,8 @@ pairs by 10).
 Two living rounds, never to be mixed up: l (ours) counts the rounds the spy survived, i.e. the
 completed rounds in which it was not voted out; l_paper is GameEval's (its code's `round`): the
 round the game ended in, whether the spy was caught in it or won. A spy caught in round r has
-l = r - 1 and l_paper = r; a spy that wins in round r has both r. Its interval is a Student-t interval over the per-pair values, so games that share
+l = r - 1 and l_paper = r; a spy that wins in round r has both r.
+Its interval is a Student-t interval over the per-pair values, so games that share
 a word pair are not counted as independent.
 """
 
@@ -19,8 +20,8 @@ from typing import Any
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.ballots import votes_per_round
 from pytest_gameeval.games.voting import OUTCOMES, SPY, SPY_WIN
-from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
+from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 
 # the direction of improvement of each gated score key (True: higher is better)
 HIGHER_IS_BETTER = {"evaluated_win": True, **hl.DIRECTIONS}
@@ -73,7 +74,9 @@ def headline(record: GameRecord) -> dict[str, float]:
     if spy_won == (side == SPY):
         return hl.scores_of(record, seats, True, 1.0)
     if side == SPY:
-        return hl.scores_of(record, seats, True, hl.FAILURE_CREDIT * spy_living_round(record) / max(1, details["rounds"]))
+        return hl.scores_of(
+            record, seats, True, hl.FAILURE_CREDIT * spy_living_round(record) / max(1, details["rounds"])
+        )
     return hl.scores_of(record, seats, True, 0.0)
 
 
@@ -112,7 +115,12 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
         "spy_votes_per_round": mean([v for v in (score(r)["spy_votes_per_round"] for r in records) if v == v]),
         **pair_metrics(records),
         "by_model_pair": {
-            key: {"spy_model": spy_model(rs[0]), "villager_model": villager_model(rs[0]), "games": len(rs), **pair_metrics(rs)}
+            key: {
+                "spy_model": spy_model(rs[0]),
+                "villager_model": villager_model(rs[0]),
+                "games": len(rs),
+                **pair_metrics(rs),
+            }
             for key, rs in sorted(by_models.items())
         },
     }

@@ -19,7 +19,9 @@ from pytest_gameeval.games.ballots import vote_format
 # -- protocol=paper: the prompts as first written ----------------------------------------------
 THOUGHT = Field("thought", "<your private reasoning>", 100, content="private")
 DESCRIBE = ReplyFormat("spyfall_describe", (THOUGHT, Field("speak", "<your description>", 120)))
-DESCRIBE_FORMAT = DESCRIBE.format_line() + " Only the speak field is heard by the other players; your thought stays private."
+DESCRIBE_FORMAT = (
+    DESCRIBE.format_line() + " Only the speak field is heard by the other players; your thought stays private."
+)
 
 
 def vote(options: list[str]) -> ReplyFormat:

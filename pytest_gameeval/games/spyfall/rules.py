@@ -15,16 +15,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.game import Turn
-from pytest_gameeval.engine.parsing import plain_text
-from pytest_gameeval.games.spyfall import prompts
 from pytest_gameeval.engine.options import option
+from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.ballots import Ballot, VoteStage, ballot_parser
+from pytest_gameeval.games.spyfall import prompts
 from pytest_gameeval.games.voting import SPY, VILLAGER, SpyWordGame, SpyWordOptions, no_own_word
 
 
 @dataclass(frozen=True, kw_only=True)
 class SpyFallOptions(SpyWordOptions):
-    evaluated: str = option(SPY, "the side the evaluated model plays; the other side is --model-role spy=... or villager=...", (SPY, VILLAGER))
+    evaluated: str = option(
+        SPY,
+        "the side the evaluated model plays; the other side is --model-role spy=... or villager=...",
+        (SPY, VILLAGER),
+    )
     source: str = option("all", "pairs from the paper, ours, or all", ("all", "paper", "ours"))
 
 

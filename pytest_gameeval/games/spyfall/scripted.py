@@ -144,7 +144,10 @@ def tom_overlap(ctx: TurnContext, rng: random.Random) -> str:
         if me_spy:
             players[p] = {"word": "unknown", "identity": "villager"}
         else:
-            players[p] = {"word": "unknown" if p == suspect else word, "identity": "spy" if p == suspect else "villager"}
+            players[p] = {
+                "word": "unknown" if p == suspect else word,
+                "identity": "spy" if p == suspect else "villager",
+            }
     out: dict[str, Any] = {"self_identity": "spy" if me_spy else "villager", "players": players}
     if ctx.turn.data.get("second_order"):
         out["they_think"] = {p: {"word": word, "identity": "villager"} for p in others}

@@ -49,7 +49,10 @@ def analyze(games: list[SeatedGame], models: list[str], *, n_resamples: int, see
         w_avg, l_avg = pm["w_avg"], pm["l_avg"]
         if pm["pairs"] == 1:  # one word pair: its games are the only units, so the interval is over games
             w_avg = {**overall, "method": "wilson over the games of the one word pair"}
-            l_avg = {**mean([float(spy_living_round(r)) for r in records]), "method": "t over the games of the one word pair"}
+            l_avg = {
+                **mean([float(spy_living_round(r)) for r in records]),
+                "method": "t over the games of the one word pair",
+            }
         # t-intervals over few word pairs can leave the possible range: clip them to it
         win_cells[(a, b)] = {**w_avg, "ci": clip(w_avg["ci"], 0.0, 1.0), "n": len(records)}
         round_cells[(a, b)] = {**l_avg, "ci": clip(l_avg["ci"], 0.0, None), "n": len(records)}
@@ -61,10 +64,18 @@ def analyze(games: list[SeatedGame], models: list[str], *, n_resamples: int, see
         }
     return {
         "matrices": {
-            "spy_win_rate": {"description": "row model plays the spy, column model every villager; average over word pairs",
-                             "rows_title": "spy played by", "cols_title": "villagers played by", **matrix(models, win_cells)},
-            "spy_living_round": {"description": "rounds the spy survived; average over word pairs",
-                                 "rows_title": "spy played by", "cols_title": "villagers played by", **matrix(models, round_cells)},
+            "spy_win_rate": {
+                "description": "row model plays the spy, column model every villager; average over word pairs",
+                "rows_title": "spy played by",
+                "cols_title": "villagers played by",
+                **matrix(models, win_cells),
+            },
+            "spy_living_round": {
+                "description": "rounds the spy survived; average over word pairs",
+                "rows_title": "spy played by",
+                "cols_title": "villagers played by",
+                **matrix(models, round_cells),
+            },
         },
         "matchups": per_pair,
         "points": points(models, won, played),

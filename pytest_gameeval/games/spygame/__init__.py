@@ -13,10 +13,10 @@ from pytest_gameeval.engine.game import Game
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.games.spyfall import pair_rows, select_pairs
+from pytest_gameeval.games.spygame import metrics
 from pytest_gameeval.games.spygame.rules import SpyGameGame, SpyGameOptions, new_game
 from pytest_gameeval.games.spygame.scripted import POLICIES
 from pytest_gameeval.games.voting import NOBODY_OUT, OUTCOMES, PUBLIC, SPY, VILLAGER, vote_facts
-from pytest_gameeval.games.spygame import metrics
 from pytest_gameeval.metrics.headline import KEYS as HEADLINE_KEYS
 
 HOST_ROLE = "host"
@@ -25,7 +25,11 @@ HOST_ROLE = "host"
 def load_pairs(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "word_a": str, "word_b": str}, unique="id")
     for r in rows:
-        if not r["word_a"].strip() or not r["word_b"].strip() or r["word_a"].strip().lower() == r["word_b"].strip().lower():
+        if (
+            not r["word_a"].strip()
+            or not r["word_b"].strip()
+            or r["word_a"].strip().lower() == r["word_b"].strip().lower()
+        ):
             raise GameEvalError(f"{path}: pair {r['id']!r} needs two different, non-empty words")
     return rows
 
@@ -43,8 +47,20 @@ class SpyGameSpec(GameSpec):
     # heard before the next player votes; it sets no word limit on descriptions (docs/fidelity.md)
     paper_protocol = {"tie": NOBODY_OUT, "voting": PUBLIC, "max_words": 0}
     outcome_labels = OUTCOMES
-    outcome_names = {"spy_win": "the spy survived to the end: the spy wins", "villager_win": "the spy was voted out: the villagers win"}
-    mean_keys = ("guest_win", "guest_rounds", "guest_round_paper", "guest_voted", "rounds", "abstentions", *metrics.TOM_KEYS, *HEADLINE_KEYS)
+    outcome_names = {
+        "spy_win": "the spy survived to the end: the spy wins",
+        "villager_win": "the spy was voted out: the villagers win",
+    }
+    mean_keys = (
+        "guest_win",
+        "guest_rounds",
+        "guest_round_paper",
+        "guest_voted",
+        "rounds",
+        "abstentions",
+        *metrics.TOM_KEYS,
+        *HEADLINE_KEYS,
+    )
     win_key = "guest_win"
     binary_keys = ("guest_win", "played")
     scripted = POLICIES

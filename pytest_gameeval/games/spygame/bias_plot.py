@@ -28,11 +28,21 @@ def write_bias_plot(report: dict[str, Any], path: str) -> None:
         ax.bar(x, shares, color="tab:blue", alpha=0.75, label="observed share (95% CI)")
         ax.errorbar(x, shares, yerr=err, fmt="none", ecolor="k", capsize=3)
         ax.plot(x, [c["expected_share"] or 0.0 for c in cats], "r_", markersize=18, mew=2, label="expected if unbiased")
-        ax.set_xticks(x, [str(c["value"]) for c in cats], rotation=30 if factor == "name" else 0, ha="right" if factor == "name" else "center", fontsize=8)
+        ax.set_xticks(
+            x,
+            [str(c["value"]) for c in cats],
+            rotation=30 if factor == "name" else 0,
+            ha="right" if factor == "name" else "center",
+            fontsize=8,
+        )
         ax.set_xlabel({"name": "voted-for player", "speaking_position": "speaking position of the voted-for player",
                        "option_position": "position in the voter's option list"}.get(factor, factor), fontsize=9)
         ax.set_ylabel("share of votes", fontsize=9)
-        verdict = "no test" if entry["p_value"] is None else f"chi2={entry['chi2']:.2f}, dof={entry['dof']}, p={entry['p_value']:.3g}"
+        verdict = (
+            "no test"
+            if entry["p_value"] is None
+            else f"chi2={entry['chi2']:.2f}, dof={entry['dof']}, p={entry['p_value']:.3g}"
+        )
         ax.set_title(f"{factor.replace('_', ' ')}\n{verdict}", fontsize=10)
         ax.set_ylim(0, 1)
     axes[0].legend(fontsize=8, loc="upper right")

@@ -4,7 +4,8 @@ accuracies; and the content-free bias report (paper Table 3) with chi-square tes
 - Win: the guest's side won. Round: rounds the guest survived (completed rounds in which it was
   not voted out; at most 2 with 4 players). round_paper: rounds the guest took part in, the one
   it was voted out in included (the paper's Round, 1.99 to 2.18 with 4 players; above 2 only
-  when a round ends without an elimination, -T tie=nobody). Voted: first-ballot votes the guest received per round it was in the game.
+  when a round ends without an elimination, -T tie=nobody). Voted: first-ballot votes the guest
+  received per round it was in the game.
 - Theory of mind, from the guest's private answer just before the first vote:
   self-identity (its own role), 1-word / 1-identity (each other player's keyword / role),
   2-word / 2-identity (what each host thinks the guest's keyword / role is, scored against that
@@ -28,8 +29,8 @@ from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.ballots import votes_per_round
 from pytest_gameeval.games.voting import OUTCOMES, same_word
-from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
+from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 
 TOM_KEYS = ("tom_self_identity", "tom_1_word", "tom_1_identity", "tom_2_word", "tom_2_identity")
 NAN = float("nan")
@@ -38,7 +39,14 @@ ALPHA = 0.05
 NON_ANSWERS = {"", "unknown", "none", "n/a", "na", "?", "notsure", "idk", "idontknow", "nothing", "null"}
 
 # the direction of improvement of each gated score key (True: higher is better)
-HIGHER_IS_BETTER = {"guest_win": True, "guest_rounds": True, "guest_round_paper": True, "guest_voted": False, **{k: True for k in TOM_KEYS}, **hl.DIRECTIONS}
+HIGHER_IS_BETTER = {
+    "guest_win": True,
+    "guest_rounds": True,
+    "guest_round_paper": True,
+    "guest_voted": False,
+    **{k: True for k in TOM_KEYS},
+    **hl.DIRECTIONS,
+}
 
 
 def keyword(answer: Any) -> str | None:
@@ -75,7 +83,9 @@ def tom_items(details: dict[str, Any]) -> dict[str, list[bool]] | None:
             continue  # this host said nothing about the guest: no reference for 2nd-order beliefs
         belief = they_think.get(p, {})
         items["tom_2_word"].append(same_word(keyword(belief.get("word")), keyword(reference.get("word"))))
-        items["tom_2_identity"].append(belief.get("identity") is not None and belief.get("identity") == reference.get("identity"))
+        items["tom_2_identity"].append(
+            belief.get("identity") is not None and belief.get("identity") == reference.get("identity")
+        )
     return items
 
 
@@ -116,7 +126,9 @@ def headline(record: GameRecord) -> dict[str, float]:
         return hl.scores_of(record, [guest], False, hl.NAN)
     if details["guest_win"]:
         return hl.scores_of(record, [guest], True, 1.0)
-    return hl.scores_of(record, [guest], True, hl.FAILURE_CREDIT * min(1.0, details["survived"][guest] / max(1, details["rounds"])))
+    return hl.scores_of(
+        record, [guest], True, hl.FAILURE_CREDIT * min(1.0, details["survived"][guest] / max(1, details["rounds"]))
+    )
 
 
 # -- bias report --------------------------------------------------------------------------
@@ -154,8 +166,13 @@ def bias_report(records: list[GameRecord], alpha: float = ALPHA, voter_model: st
         exp = [expected[factor][c] for c in cats]
         entry: dict[str, Any] = {
             "categories": [
-                {"value": c, "votes": o, "share": o / votes if votes else None, "expected_share": e / votes if votes else None,
-                 "rate": rate(o, votes)}
+                {
+                    "value": c,
+                    "votes": o,
+                    "share": o / votes if votes else None,
+                    "expected_share": e / votes if votes else None,
+                    "rate": rate(o, votes),
+                }
                 for c, o, e in zip(cats, obs, exp)
             ],
         }
@@ -202,7 +219,8 @@ def summarize(records: list[GameRecord]) -> dict[str, Any]:
         "voted": mean([s["guest_voted"] for s in scores if s["guest_voted"] == s["guest_voted"]]),
         "rates": outcome_rates([r.label for r in records], OUTCOMES),
         # ToM accuracies pooled over every scored item (Wilson intervals)
-        "tom": {k: rate(sum(v), len(v)) for k, v in pooled.items()} | {"games_probed": probed, "tom_unanswered": unanswered},
+        "tom": {k: rate(sum(v), len(v)) for k, v in pooled.items()}
+        | {"games_probed": probed, "tom_unanswered": unanswered},
     }
     probe_records = [r for r in records if r.outcome["details"].get("probe")]
     if probe_records:

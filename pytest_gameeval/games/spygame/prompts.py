@@ -61,7 +61,10 @@ def vote_instruction(options: list[str], revote: bool, reasoning: bool) -> str:
             f"{what}First reason about every player's keyword and identity (spy or villager). Then vote for the "
             f"player you think is the spy: make a choice from {options}. {line}. Only your vote is announced."
         )
-    return f"{what}Vote for the player you think is the spy: make a choice from {options}. {line}. Only your vote is announced."
+    return (
+        f"{what}Vote for the player you think is the spy: make a choice from {options}. {line}. "
+        "Only your vote is announced."
+    )
 
 
 _IDENTITIES = ("spy", "villager")
@@ -69,7 +72,9 @@ _IDENTITIES = ("spy", "villager")
 
 def _beliefs(others: list[str], word_hint: str, identity_hint: str) -> Field:
     """A field holding one {"word", "identity"} belief per other player."""
-    entry = object_schema({"word": {"type": "string", "maxLength": 30}, "identity": {"type": "string", "enum": list(_IDENTITIES)}})
+    entry = object_schema(
+        {"word": {"type": "string", "maxLength": 30}, "identity": {"type": "string", "enum": list(_IDENTITIES)}}
+    )
     hint = {p: {"word": word_hint, "identity": identity_hint} for p in others}
     return Field("", hint, value_schema=object_schema({p: entry for p in others}))
 
@@ -78,7 +83,12 @@ def tom_format(others: list[str], second_order: bool) -> ReplyFormat:
     fields = [Field("self_identity", "spy or villager", enum=_IDENTITIES, required=False),
               replace(_beliefs(others, "<their keyword>", "spy or villager"), name="players")]
     if second_order:
-        fields.append(replace(_beliefs(others, "<the keyword they think you have>", "<the identity they think you have>"), name="they_think"))
+        fields.append(
+            replace(
+                _beliefs(others, "<the keyword they think you have>", "<the identity they think you have>"),
+                name="they_think",
+            )
+        )
     return ReplyFormat("spygame_tom", tuple(fields))
 
 

@@ -18,20 +18,33 @@ from typing import Any
 from pytest_gameeval.engine.errors import ParseError, RuleViolation
 from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.matching import squash
+from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.engine.replies import ReplyFormat
-from pytest_gameeval.games.spygame import prompts
-from pytest_gameeval.engine.options import option
 from pytest_gameeval.games.ballots import VoteStage, ballot_parser, match_name
+from pytest_gameeval.games.spygame import prompts
 from pytest_gameeval.games.voting import (
-    DRAW_LOTS, MAX_PLAYERS, NOBODY_OUT, SPY, TIE_RULES, VILLAGER, VOTING_MODES, SpyWordGame, SpyWordOptions, no_own_word,
+    DRAW_LOTS,
+    MAX_PLAYERS,
+    NOBODY_OUT,
+    SPY,
+    TIE_RULES,
+    VILLAGER,
+    VOTING_MODES,
+    SpyWordGame,
+    SpyWordOptions,
+    no_own_word,
 )
 
 
 @dataclass(frozen=True, kw_only=True)
 class SpyGameOptions(SpyWordOptions):
-    guest: str = option(SPY, "the side of the guest (the evaluated model); hosts are --model-role host=...", (SPY, VILLAGER))
-    players: int = option(4, "number of players: one guest and players-1 hosts, one of them the spy", min=3, max=MAX_PLAYERS)
+    guest: str = option(
+        SPY, "the side of the guest (the evaluated model); hosts are --model-role host=...", (SPY, VILLAGER)
+    )
+    players: int = option(
+        4, "number of players: one guest and players-1 hosts, one of them the spy", min=3, max=MAX_PLAYERS
+    )
     end_players: int = option(2, "the spy wins when this many players or fewer remain")
     max_words: int = option(10, "longest description in words (0: no limit)", min=0)
     word_guessing: bool = option(True, "ask for a guess of the other keyword with each description (off: ablation)")
@@ -39,7 +52,11 @@ class SpyGameOptions(SpyWordOptions):
     tom: bool = option(True, "theory-of-mind probe of every player just before the first vote")
     probe: bool = option(False, 'content-free bias probe: every description is "..."')
     voting: str = option("secret", "secret: simultaneous ballots announced together; public: sequential", VOTING_MODES)
-    tie: str = option(DRAW_LOTS, "a tie left after any revote: lots (the host draws one) or nobody (nobody is out, next round)", TIE_RULES)
+    tie: str = option(
+        DRAW_LOTS,
+        "a tie left after any revote: lots (the host draws one) or nobody (nobody is out, next round)",
+        TIE_RULES,
+    )
     max_rounds: int = option(10, "with tie=nobody: the spy wins if still in the game after this many rounds", min=1)
     shuffle_seats: bool = option(True, "seat the spy (and a villager guest) at random")
     domains: list[str] | None = option(None, "only pairs of these domains (comma-separated)")
@@ -62,7 +79,10 @@ def read_players(value: Any, others: list[str]) -> dict[str, dict[str, Any]]:
         if seat is None or not isinstance(entry, dict):
             continue
         word = entry.get("word")
-        out[seat] = {"word": str(word).strip() if word is not None else None, "identity": read_identity(entry.get("identity"))}
+        out[seat] = {
+            "word": str(word).strip() if word is not None else None,
+            "identity": read_identity(entry.get("identity")),
+        }
     return out
 
 
@@ -91,8 +111,15 @@ class SpyGameGame(SpyWordGame):
         return self.options.probe
 
     def system_prompt(self, seat: str) -> str:
-        return prompts.system(seat, self.names, self.seats[seat].private["word"], self.end_players, self.options.max_words,
-                              self.tie_rule == NOBODY_OUT, not self.secret)
+        return prompts.system(
+            seat,
+            self.names,
+            self.seats[seat].private["word"],
+            self.end_players,
+            self.options.max_words,
+            self.tie_rule == NOBODY_OUT,
+            not self.secret,
+        )
 
     def describe_turn(self, seat: str) -> Turn:
         word = self.seats[seat].private["word"]
@@ -131,9 +158,14 @@ class SpyGameGame(SpyWordGame):
 
             reply = prompts.tom_format(others, second)
 
-            def parse(text: str, others: list[str] = others, second: bool = second, reply: ReplyFormat = reply) -> dict[str, Any]:
+            def parse(
+                text: str, others: list[str] = others, second: bool = second, reply: ReplyFormat = reply
+            ) -> dict[str, Any]:
                 obj = reply.read(text)
-                answer = {"self_identity": read_identity(obj.get("self_identity")), "players": read_players(obj["players"], others)}
+                answer = {
+                    "self_identity": read_identity(obj.get("self_identity")),
+                    "players": read_players(obj["players"], others),
+                }
                 if second:
                     answer["they_think"] = read_players(obj["they_think"], others)
                 return answer

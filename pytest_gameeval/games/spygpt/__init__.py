@@ -15,7 +15,6 @@ from pytest_gameeval.games.spygpt.scripted import POLICIES
 from pytest_gameeval.metrics.headline import KEYS as HEADLINE_KEYS
 
 
-
 def load_targets(path: Path) -> list[dict[str, Any]]:
     rows = load_jsonl(path, {"id": str, "target": str, "distractors": list}, unique="id")
     for r in rows:

@@ -14,9 +14,9 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.games.spygpt.rules import DESCRIBER, MODES, OUTCOMES
 from pytest_gameeval.metrics import headline as hl
+from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 
 NAN = float("nan")
 

@@ -4,7 +4,6 @@ assess the intelligence of large language models", the SpyGPT description task).
 from __future__ import annotations
 
 from pytest_gameeval.engine.replies import Field, ReplyFormat, text_reply
-
 from pytest_gameeval.engine.views import quote
 
 WORD_LIMITS = {"aggressive": 100, "conservative": 10}

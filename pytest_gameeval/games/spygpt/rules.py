@@ -103,7 +103,15 @@ class SpyGPTGame(Game):
 
     def pending(self) -> list[Turn]:
         if self.description is None:
-            return [Turn(DESCRIBER, "describe", prompts.DESCRIBE_INSTRUCTION, self._parse_description, reply=prompts.describe(self.mode))]
+            return [
+                Turn(
+                    DESCRIBER,
+                    "describe",
+                    prompts.DESCRIBE_INSTRUCTION,
+                    self._parse_description,
+                    reply=prompts.describe(self.mode),
+                )
+            ]
         return [
             Turn(seat, "rate", prompts.judge_instruction(self.description, word), parse_score,
                  data={"word": word, "description": self.description}, reply=prompts.SCORE)

@@ -18,8 +18,8 @@ import re
 from rapidfuzz import fuzz
 
 from pytest_gameeval.engine.matching import mentions
-from pytest_gameeval.games.spygpt.rules import describe_json
 from pytest_gameeval.engine.player import TurnContext
+from pytest_gameeval.games.spygpt.rules import describe_json
 
 
 def _hint(word: str) -> str:

@@ -8,8 +8,8 @@ from typing import Any
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.arena import metrics as arena
-from pytest_gameeval.games.taboo.rules import OUTCOMES, WINS
 from pytest_gameeval.games.taboo.prompts import GUESSER
+from pytest_gameeval.games.taboo.rules import OUTCOMES, WINS
 from pytest_gameeval.metrics import headline as hl
 
 MEAN_KEYS = arena.RANKED_KEYS + hl.KEYS

@@ -1,4 +1,5 @@
-"""Taboo prompts (ours). Five system prompts (GameArena used five per session) for the guesser; one is drawn per game."""
+"""Taboo prompts (ours). Five system prompts (GameArena used five per session) for the guesser;
+one is drawn per game."""
 
 from pytest_gameeval.engine.replies import text_reply
 

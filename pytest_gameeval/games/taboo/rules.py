@@ -31,7 +31,14 @@ from pytest_gameeval.engine.game import ABORTED, CHAT_ERROR, Seat, Turn
 from pytest_gameeval.engine.matching import WordMatcher, plural_forms, squash
 from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
-from pytest_gameeval.games.arena.rules import USER, USER_ROLE, ArenaGame, ArenaOptions, parse_ranked_list, ranked_list_instruction
+from pytest_gameeval.games.arena.rules import (
+    USER,
+    USER_ROLE,
+    ArenaGame,
+    ArenaOptions,
+    parse_ranked_list,
+    ranked_list_instruction,
+)
 from pytest_gameeval.games.taboo import prompts
 from pytest_gameeval.games.taboo.prompts import GUESSER, MAX_CLUE
 
@@ -107,10 +114,36 @@ class TabooGame(ArenaGame):
 
     def pending_move(self) -> list[Turn]:
         if self._guess_due:
-            return [Turn(GUESSER, "guess", prompts.SAID_WORD_NOTICE, self.read_told_guess, reply=prompts.REPLY, word_slots=_guessed)]
+            return [
+                Turn(
+                    GUESSER,
+                    "guess",
+                    prompts.SAID_WORD_NOTICE,
+                    self.read_told_guess,
+                    reply=prompts.REPLY,
+                    word_slots=_guessed,
+                )
+            ]
         if not self._clue_given:
-            return [Turn(USER, "clue", prompts.clue_instruction(self.round, self.max_rounds), self.read_clue, reply=prompts.CLUE)]
-        return [Turn(GUESSER, "reply", None, lambda t: plain_text(t, max_chars=1000), reply=prompts.REPLY, word_slots=_guessed)]
+            return [
+                Turn(
+                    USER,
+                    "clue",
+                    prompts.clue_instruction(self.round, self.max_rounds),
+                    self.read_clue,
+                    reply=prompts.CLUE,
+                )
+            ]
+        return [
+            Turn(
+                GUESSER,
+                "reply",
+                None,
+                lambda t: plain_text(t, max_chars=1000),
+                reply=prompts.REPLY,
+                word_slots=_guessed,
+            )
+        ]
 
     def apply_move(self, turn: Turn, text: str, spoken: str) -> None:
         if turn.action == "clue":
@@ -130,8 +163,13 @@ class TabooGame(ArenaGame):
         if guess is not None:
             right = guess_is_right(guess, self.word)
             self.host(f"{'Right' if right else 'Wrong'}: the word was {self.word}.")
-            self.finish("guessed" if right else "wrong_guess", winner=GUESSER if right else USER, rounds=self.round, guess=guess,
-                        told_said_word=turn.action == "guess")
+            self.finish(
+                "guessed" if right else "wrong_guess",
+                winner=GUESSER if right else USER,
+                rounds=self.round,
+                guess=guess,
+                told_said_word=turn.action == "guess",
+            )
         elif said and self.paper:
             self._guess_due = True  # the host's notice is the next turn's instruction
         else:

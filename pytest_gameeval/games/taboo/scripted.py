@@ -18,8 +18,8 @@ from typing import Any
 from pytest_gameeval.engine.data import data_path, load_jsonl
 from pytest_gameeval.engine.events import SPEECH
 from pytest_gameeval.engine.matching import mentions
-from pytest_gameeval.games.arena.rules import MAX_LIST, RETRO, SCRIPTED_LIST, USER
 from pytest_gameeval.engine.player import TurnContext
+from pytest_gameeval.games.arena.rules import MAX_LIST, RETRO, SCRIPTED_LIST, USER
 
 NEUTRAL = "I see. Please go on."
 

@@ -21,9 +21,20 @@ class TofuKingdomSpec(GameSpec):
     # model; the other camps are bound with --model-role prince=... / queen=... / spy=...
     model_roles = {role: camp for role, camp in CAMP_OF.items()}
     outcome_labels = OUTCOMES
-    outcome_names = {"prince": "the Prince named the Princess (the Prince's camp wins)", "queen": "the Prince named the Queen (the Queen's camp wins)", "spy": "the Prince named someone else (the Spy's camp wins)",
-                     "void": "protocol=paper: every attempt ended without a valid reply (no camp wins)"}
-    mean_keys = ("win", "evaluated_rule_violations", "answer_rule_violations", "forfeited_answers", "obligation_breaches", *HEADLINE_KEYS)
+    outcome_names = {
+        "prince": "the Prince named the Princess (the Prince's camp wins)",
+        "queen": "the Prince named the Queen (the Queen's camp wins)",
+        "spy": "the Prince named someone else (the Spy's camp wins)",
+        "void": "protocol=paper: every attempt ended without a valid reply (no camp wins)",
+    }
+    mean_keys = (
+        "win",
+        "evaluated_rule_violations",
+        "answer_rule_violations",
+        "forfeited_answers",
+        "obligation_breaches",
+        *HEADLINE_KEYS,
+    )
     win_key = "win"
     binary_keys = ("win", "played")
     scripted = POLICIES

@@ -10,8 +10,8 @@ from pytest_gameeval.engine.game import ABORTED
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.tofukingdom.roles import CAMP_OF, CAMPS, HIDDEN_ROLES
 from pytest_gameeval.games.tofukingdom.rules import OUTCOMES, VOID
-from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 from pytest_gameeval.metrics import headline as hl
+from pytest_gameeval.metrics.stats import mean, outcome_rates, rate
 
 ANSWER_ACTIONS = ("answer", "extra_answer")
 

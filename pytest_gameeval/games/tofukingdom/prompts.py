@@ -30,7 +30,9 @@ def ask(names: list[str]) -> ReplyFormat:
 
 
 def extra(names: list[str]) -> ReplyFormat:
-    return ReplyFormat("tofukingdom_extra", (THOUGHT, Field("player", "<player>", enum=tuple(names)), *_question(names)))
+    return ReplyFormat(
+        "tofukingdom_extra", (THOUGHT, Field("player", "<player>", enum=tuple(names)), *_question(names))
+    )
 
 
 def answer(values: tuple[str, ...]) -> ReplyFormat:
@@ -49,7 +51,8 @@ ASK_FORMAT = (
 )
 
 ANSWER_FORMAT = (
-    answer(()).format_line() + " Answer a player's name (e.g. Player 2) when asked who the Princess is, and an identity "
+    answer(()).format_line()
+    + " Answer a player's name (e.g. Player 2) when asked who the Princess is, and an identity "
     f"({', '.join(title(r) for r in HIDDEN_ROLES)}) otherwise. Only the answer is heard by the others."
 )
 
@@ -92,7 +95,8 @@ def ask_instruction(addressee: str, asked: int, total: int) -> str:
 
 EXTRA_INSTRUCTION = (
     "You may now ask one extra question to any one player. Reply as before with one more field, "
-    '"player": the player you address, e.g. {"thought": "...", "player": "Player 4", "question": "identity_of", "target": "Player 1"}.'
+    '"player": the player you address, e.g. {"thought": "...", "player": "Player 4", "question": "identity_of", '
+    '"target": "Player 1"}.'
 )
 
 CHOOSE_INSTRUCTION = (

@@ -34,8 +34,17 @@ from pytest_gameeval.engine.matching import squash
 from pytest_gameeval.engine.options import GameOptions, option
 from pytest_gameeval.games.tofukingdom import prompts
 from pytest_gameeval.games.tofukingdom.roles import (
+    CAMP_OF,
     CAMPS,
-    CAMP_OF, FREE, HIDDEN_ROLES, OBLIGATION, PRINCE, QUESTIONS, TRUTH, question_text, title, true_answer,
+    FREE,
+    HIDDEN_ROLES,
+    OBLIGATION,
+    PRINCE,
+    QUESTIONS,
+    TRUTH,
+    question_text,
+    title,
+    true_answer,
     winning_camp,
 )
 
@@ -113,16 +122,40 @@ class TofuKingdomGame(Game):
         if self.phase == "ask":
             addressee = self.queue[self.index]
             instruction = prompts.ask_instruction(addressee, self.index + 1, len(self.queue))
-            return [Turn(PRINCE_SEAT, "ask", instruction, lambda t: self._parse_question(t, addressee), data={"addressee": addressee},
-                         reply=prompts.ask(self.names))]
+            return [
+                Turn(
+                    PRINCE_SEAT,
+                    "ask",
+                    instruction,
+                    lambda t: self._parse_question(t, addressee),
+                    data={"addressee": addressee},
+                    reply=prompts.ask(self.names),
+                )
+            ]
         if self.phase in ("answer", "extra_answer"):
             c = self.current
             values = tuple(self.names) if c["kind"] == "princess" else tuple(title(r) for r in HIDDEN_ROLES)
-            return [Turn(c["answerer"], self.phase, prompts.answer_instruction(c["text"]), self._parse_answer, data=dict(c),
-                         reply=prompts.answer(values))]
+            return [
+                Turn(
+                    c["answerer"],
+                    self.phase,
+                    prompts.answer_instruction(c["text"]),
+                    self._parse_answer,
+                    data=dict(c),
+                    reply=prompts.answer(values),
+                )
+            ]
         if self.phase == "extra":
-            return [Turn(PRINCE_SEAT, "extra", prompts.EXTRA_INSTRUCTION, self._parse_extra, reply=prompts.extra(self.names))]
-        return [Turn(PRINCE_SEAT, "choose", prompts.CHOOSE_INSTRUCTION, self._parse_choice, reply=prompts.choose(self.names))]
+            return [
+                Turn(
+                    PRINCE_SEAT, "extra", prompts.EXTRA_INSTRUCTION, self._parse_extra, reply=prompts.extra(self.names)
+                )
+            ]
+        return [
+            Turn(
+                PRINCE_SEAT, "choose", prompts.CHOOSE_INSTRUCTION, self._parse_choice, reply=prompts.choose(self.names)
+            )
+        ]
 
     # -- parsing and validation ---------------------------------------------------------
     def _parse_question(self, text: str, addressee: str, obj: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -139,7 +172,13 @@ class TofuKingdomGame(Game):
                 raise RuleViolation(f"the target must be one of {', '.join(self.names)}")
             if target == addressee:
                 raise RuleViolation(f'to ask {addressee} about themself, use the "identity" question')
-        return {"addressee": addressee, "answerer": addressee, "kind": kind, "target": target, "text": question_text(kind, target)}
+        return {
+            "addressee": addressee,
+            "answerer": addressee,
+            "kind": kind,
+            "target": target,
+            "text": question_text(kind, target),
+        }
 
     def _parse_extra(self, text: str) -> dict[str, Any]:
         obj = prompts.extra(self.names).read(text)
@@ -251,7 +290,10 @@ class TofuKingdomGame(Game):
             return
         self.rng.shuffle(self.queue)
         self.index, self.phase, self.current, self.extra_addressee, self.round = 0, "ask", {}, None, 1
-        self.host(f"The game is void: {reason}. It starts again. The Prince questions {', '.join(self.queue)}, one question each.")
+        self.host(
+            f"The game is void: {reason}. It starts again. The Prince questions {', '.join(self.queue)}, one question "
+            "each."
+        )
 
     def _end(self, chosen: str | None, forfeit: str | None = None, void: bool = False) -> None:
         chosen_role = self.identities[chosen] if chosen else None
@@ -264,9 +306,16 @@ class TofuKingdomGame(Game):
     def finish(self, label: str, winner: str | None = None, **details: Any) -> None:
         """Every ending (an aborted game's too) records who was who and how the game went."""
         details = {
-            "chosen": None, "chosen_role": None, "pick_forfeit": None,
-            "identities": dict(self.identities), "evaluated": self.options.evaluated,
-            "extra_addressee": self.extra_addressee, "extra_answerer": self.current.get("answerer") if self.extra_addressee else None,
-            "forfeits": dict(self.forfeits), "voided": list(self.voided), "asking_order": list(self.queue), **details,
+            "chosen": None,
+            "chosen_role": None,
+            "pick_forfeit": None,
+            "identities": dict(self.identities),
+            "evaluated": self.options.evaluated,
+            "extra_addressee": self.extra_addressee,
+            "extra_answerer": self.current.get("answerer") if self.extra_addressee else None,
+            "forfeits": dict(self.forfeits),
+            "voided": list(self.voided),
+            "asking_order": list(self.queue),
+            **details,
         }
         super().finish(label, winner, **details)

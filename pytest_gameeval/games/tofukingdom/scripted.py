@@ -19,10 +19,17 @@ import random
 from typing import Any
 
 from pytest_gameeval.engine.events import SPEECH
-from pytest_gameeval.games.tofukingdom.roles import (
-    CAMP_OF, HIDDEN_ROLES, LIE, OBLIGATION, QUESTIONS, TRUTH, title, true_answer,
-)
 from pytest_gameeval.engine.player import TurnContext
+from pytest_gameeval.games.tofukingdom.roles import (
+    CAMP_OF,
+    HIDDEN_ROLES,
+    LIE,
+    OBLIGATION,
+    QUESTIONS,
+    TRUTH,
+    title,
+    true_answer,
+)
 
 PRINCE_SEAT = "Prince"
 

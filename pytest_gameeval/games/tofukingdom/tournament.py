@@ -58,10 +58,19 @@ def analyze(games: list[SeatedGame], models: list[str], *, n_resamples: int, see
     }
     return {
         "matrices": {
-            "pairwise_win_rate": {"description": "share of games with both models seated that the row model's camp won (the column model's lost)",
-                                  "rows_title": "model whose camp won", "cols_title": "against the model whose camp lost", **matrix(models, pair_cells)},
-            "camp_win_rate": {"description": "win rate of the row model when playing the column camp",
-                              "rows_title": "model", "cols_title": "camp it played", **camp_matrix},
+            "pairwise_win_rate": {
+                "description": "share of games with both models seated that the row model's camp won (the column "
+                               "model's lost)",
+                "rows_title": "model whose camp won",
+                "cols_title": "against the model whose camp lost",
+                **matrix(models, pair_cells),
+            },
+            "camp_win_rate": {
+                "description": "win rate of the row model when playing the column camp",
+                "rows_title": "model",
+                "cols_title": "camp it played",
+                **camp_matrix,
+            },
         },
         "matchups": dict(per_perm),
         "points": points(models, won, played),

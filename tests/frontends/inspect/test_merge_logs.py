@@ -77,16 +77,26 @@ def test_two_processes_merged_then_viewed_and_retried_as_docs_say(tmp_path):
     """The commands of docs/performance.md ("Several processes for one inspect eval")."""
     common = [str(BIN / "inspect"), "eval", "tasks/askguess.py", "--model", "gameeval/scripted", "-T", "max_rounds=2",
               "--display", "none"]
-    procs = [subprocess.Popen([*common, "--limit", rng, "--log-dir", str(tmp_path / "logs" / "askguess.shards" / str(k))], cwd=ROOT)
-             for k, rng in ((1, "1-4"), (2, "5-8"))]
+    procs = [
+        subprocess.Popen(
+            [*common, "--limit", rng, "--log-dir", str(tmp_path / "logs" / "askguess.shards" / str(k))], cwd=ROOT
+        )
+        for k, rng in ((1, "1-4"), (2, "5-8"))
+    ]
     assert [p.wait(timeout=600) for p in procs] == [0, 0]
     shards = sorted(str(p) for p in (tmp_path / "logs" / "askguess.shards").rglob("*.eval"))
     out = tmp_path / "logs" / "askguess.eval"
     subprocess.run([str(BIN / "gameeval"), "merge-logs", str(out), *shards], check=True, cwd=tmp_path, timeout=300)
     merged = read_eval_log(str(out))
     assert merged.status == "success" and len(merged.samples) == 8
-    assert str(out) in [Path(i.name.removeprefix("file://")).as_posix() for i in list_eval_logs(str(tmp_path / "logs"), recursive=True)]
-    subprocess.run([str(BIN / "inspect"), "eval-retry", str(out), "--log-dir", str(tmp_path / "retried"), "--display", "none"],
-                   check=True, cwd=ROOT, timeout=600)
+    assert str(out) in [
+        Path(i.name.removeprefix("file://")).as_posix() for i in list_eval_logs(str(tmp_path / "logs"), recursive=True)
+    ]
+    subprocess.run(
+        [str(BIN / "inspect"), "eval-retry", str(out), "--log-dir", str(tmp_path / "retried"), "--display", "none"],
+        check=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     (retried,) = [read_eval_log(i) for i in list_eval_logs(str(tmp_path / "retried"))]
     assert retried.status == "success" and sorted(s.id for s in retried.samples) == sorted(s.id for s in merged.samples)

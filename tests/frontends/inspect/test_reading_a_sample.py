@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.scripted import scripted_binder
 from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.players.scripted import scripted_binder
 
 SIDED = {"spyfall": "evaluated", "spygame": "guest", "tofukingdom": "evaluated"}
 
@@ -19,7 +19,9 @@ def _records(game: str, options: dict, seeds=range(6)):
     opts = spec.parse_options(options)
     rows = spec.select_rows(opts)
     for seed in seeds:
-        yield asyncio.run(play_case(spec, rows[seed % len(rows)], seed, opts, scripted_binder(spec, {"*": "random"}, seed)))
+        yield asyncio.run(
+            play_case(spec, rows[seed % len(rows)], seed, opts, scripted_binder(spec, {"*": "random"}, seed))
+        )
 
 
 @pytest.mark.parametrize("game,side", [("spyfall", "spy"), ("spyfall", "villager"), ("spygame", "spy"),

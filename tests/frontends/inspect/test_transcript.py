@@ -13,11 +13,11 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from pytest_gameeval.engine.events import Event
 from pytest_gameeval.engine.game import Game, Turn
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.games.spyfall.prompts import DESCRIBE_FORMAT
-from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.inspect_ext.scorer import mean_metric_name
-from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.players.scripted import scripted_binder
 
 
@@ -87,8 +87,11 @@ def test_speech_thoughts_and_host_lines_are_in_place(spyfall_log):
         lines = infos(children.get(span_id, []))
         for source, _ in lines:
             # a turn span holds only its seat's exchange: the host's words to it, its thought, its speech
-            assert source in (f"Host → {seat}", f"{seat} says") or source.startswith((f"{seat} thinks (private", f"Host records for {seat}", f"Failure: {seat}'s")) \
-                or not re.fullmatch(r"Player \d \(\w+\): \w+", name), (name, source)
+            assert (
+                source in (f"Host → {seat}", f"{seat} says")
+                or source.startswith((f"{seat} thinks (private", f"Host records for {seat}", f"Failure: {seat}'s"))
+                or not re.fullmatch(r"Player \d \(\w+\): \w+", name)
+            ), (name, source)
     said = [e for e in sample.events if e.event == "info" and e.source.endswith(" says")]
     private = [e for e in sample.events if e.event == "info" and "thinks (private" in e.source]
     assert said and private and all("scripted" in str(e.data) for e in private)

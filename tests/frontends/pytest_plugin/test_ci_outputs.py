@@ -4,7 +4,6 @@ a report even when the only selected game's data is broken."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -48,9 +47,19 @@ def gated_run(tmp_path_factory):
     base = pytest_run(cwd, *GATE, "--gameeval-model=gameeval/scripted/oracle", "--gameeval-report=reports/base.json")
     assert base.returncode == 0, base.stdout[-2000:]
     (cwd / "step.md").write_text("earlier step\n")
-    run = pytest_run(cwd, *GATE, "-n", "2", "--gameeval-model=gameeval/scripted/random", "--gameeval-baseline=reports/base.json",
-                     "--gameeval-summary-md", "out/summary.md", "--junitxml", "junit.xml",
-                     env={"GITHUB_STEP_SUMMARY": str(cwd / "step.md")})
+    run = pytest_run(
+        cwd,
+        *GATE,
+        "-n",
+        "2",
+        "--gameeval-model=gameeval/scripted/random",
+        "--gameeval-baseline=reports/base.json",
+        "--gameeval-summary-md",
+        "out/summary.md",
+        "--junitxml",
+        "junit.xml",
+        env={"GITHUB_STEP_SUMMARY": str(cwd / "step.md")},
+    )
     return cwd, run
 
 
@@ -63,13 +72,23 @@ def test_the_markdown_summary_holds_each_game_and_the_gate_table(gated_run):
     outcomes = sorted(c["outcome"] for c in report["cases"] if c["status"] == "played")
     not_played = sum(c["status"] == "not played" for c in report["cases"])  # the sequential gate stopped early
     [askguess] = games
-    assert askguess["game"] == "askguess" and askguess["games played"] == str(len(outcomes)) and askguess["headline"] == "played_quality"
+    assert (
+        askguess["game"] == "askguess"
+        and askguess["games played"] == str(len(outcomes))
+        and askguess["headline"] == "played_quality"
+    )
     played = [c["scores"]["played_quality"] for c in report["cases"] if c["status"] == "played"]
     assert askguess["value"] == f"{sum(played) / len(played):.3g}" and askguess["95% interval"].startswith("[")
-    assert askguess["outcomes"] == ", ".join(f"{k} {outcomes.count(k)}" for k in sorted(set(outcomes))) + f"; {not_played} not played"
+    assert (
+        askguess["outcomes"]
+        == ", ".join(f"{k} {outcomes.count(k)}" for k in sorted(set(outcomes))) + f"; {not_played} not played"
+    )
     verdicts = {row["game.metric"]: row["verdict"] for row in gate}
     # one verdict per game, from its headline and turn-level measure (both scripted players move legally)
-    assert verdicts["askguess.played_quality"] == "**worse**" and set(verdicts) == {"askguess.played_quality", "askguess.legal_first_try"}
+    assert verdicts["askguess.played_quality"] == "**worse**" and set(verdicts) == {
+        "askguess.played_quality",
+        "askguess.legal_first_try",
+    }
     assert {row["design"] for row in gate} == {"paired"}
     assert "### Regression gate: FAILED" in text
     assert "**Failed (gameeval/scripted/random vs gameeval/scripted/oracle): askguess: worse: played_quality**" in text
@@ -102,8 +121,19 @@ def test_junit_carries_each_cases_outcome_and_metrics_under_xdist(gated_run):
 def test_a_data_error_in_the_only_game_still_writes_the_report_and_summary(tmp_path):
     (tmp_path / "conftest.py").write_text("")
     (tmp_path / "pairs.jsonl").write_text('{"id": "a"}\n')
-    run = pytest_run(tmp_path, "--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model=gameeval/scripted",
-                     "--gameeval-games", "spyfall", "--gameeval-data", "spyfall=pairs.jsonl", "--gameeval-summary-md", "s.md")
+    run = pytest_run(
+        tmp_path,
+        "--gameeval-only",
+        "-p",
+        "no:cacheprovider",
+        "--gameeval-model=gameeval/scripted",
+        "--gameeval-games",
+        "spyfall",
+        "--gameeval-data",
+        "spyfall=pairs.jsonl",
+        "--gameeval-summary-md",
+        "s.md",
+    )
     assert run.returncode == 1
     reason = f"{tmp_path / 'pairs.jsonl'}:1: missing key 'spy'"
     report = read_report(tmp_path / "reports" / "gameeval-report.json")
@@ -123,5 +153,7 @@ def test_a_data_error_fails_the_gate_with_its_reason(tmp_path):
                      "--gameeval-games", "spyfall", "--gameeval-limit", "2", "--gameeval-data", "spyfall=pairs.jsonl",
                      "--gameeval-baseline=base.json")
     assert run.returncode == 1
-    assert "gameeval gate FAILED (gameeval/scripted vs gameeval/scripted): spyfall: not played (data error)" in run.stdout, run.stdout[-2000:]
+    assert (
+        "gameeval gate FAILED (gameeval/scripted vs gameeval/scripted): spyfall: not played (data error)" in run.stdout
+    ), run.stdout[-2000:]
     assert read_report(tmp_path / "reports" / "gameeval-report.json")["gate"]["data_errors"] == ["spyfall"]

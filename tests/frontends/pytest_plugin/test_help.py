@@ -28,8 +28,13 @@ def option_help(text: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def help_of(tmp_path_factory) -> dict[str, str]:
-    run = subprocess.run([sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"], cwd=tmp_path_factory.mktemp("help"),
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"],
+        cwd=tmp_path_factory.mktemp("help"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     return option_help(run.stdout)
 

@@ -19,7 +19,10 @@ pytest_plugins = ["pytester"]
 
 BIN = Path(sys.executable).parent
 USER_TEST = "def test_the_users_own_code():\n    assert 1 + 1 == 2\n"
-PAIRS = '{"id": "tea-coffee", "spy": "tea", "villager": "coffee"}\n{"id": "violin-cello", "spy": "violin", "villager": "cello"}\n'
+PAIRS = (
+    '{"id": "tea-coffee", "spy": "tea", "villager": "coffee"}\n'
+    '{"id": "violin-cello", "spy": "violin", "villager": "cello"}\n'
+)
 BROKEN = '{"id": "tea-coffee", "spy": "tea", "villager": "coffee"}\n{"id": "a-b", "spy": "a"}\n'
 
 
@@ -29,10 +32,17 @@ def test_a_users_pairs_file_drives_spyfall(pytester):
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-v", "--gameeval-model", "gameeval/scripted",
                                           "--gameeval-games", "spyfall", "--gameeval-data", "spyfall=my_pairs.jsonl")
     result.assert_outcomes(passed=5)
-    result.stdout.fnmatch_lines(["*gameeval::spyfall[[]tea-coffee-fwd-t0[]] PASSED*", "*gameeval::spyfall[[]violin-cello-rev-t0[]] PASSED*"])
+    result.stdout.fnmatch_lines(
+        ["*gameeval::spyfall[[]tea-coffee-fwd-t0[]] PASSED*", "*gameeval::spyfall[[]violin-cello-rev-t0[]] PASSED*"]
+    )
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
     assert report["games"]["spyfall"]["dataset"]["rows"] == 4
-    assert {c["row"] for c in report["cases"]} == {"tea-coffee-fwd", "tea-coffee-rev", "violin-cello-fwd", "violin-cello-rev"}
+    assert {c["row"] for c in report["cases"]} == {
+        "tea-coffee-fwd",
+        "tea-coffee-rev",
+        "violin-cello-fwd",
+        "violin-cello-rev",
+    }
 
 
 def test_a_broken_data_file_fails_only_its_games_item_and_the_suite_runs(pytester):
@@ -48,14 +58,20 @@ def test_a_broken_data_file_fails_only_its_games_item_and_the_suite_runs(pyteste
     assert "Traceback" not in result.stdout.str()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--gameeval-games", "askgess"], "unknown game(s) askgess"),
-    (["--gameeval-option", "askguess.nosuch=1"], "no selected game has an option 'nosuch'"),
-    (["--gameeval-option", "max_rounds=many"], "max_rounds='many' must be of type int"),
-    (["--gameeval-role", "answerer=gameeval/scripted/orakle"], "gameeval/scripted/STRENGTH takes one of"),
-    (["--gameeval-data", "spyfal=my_pairs.jsonl"], "unknown game 'spyfal'"),
-    (["--gameeval-data", "tofukingdom=my_pairs.jsonl", "--gameeval-games", "tofukingdom"], "no selected game has an option 'data'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--gameeval-games", "askgess"], "unknown game(s) askgess"),
+        (["--gameeval-option", "askguess.nosuch=1"], "no selected game has an option 'nosuch'"),
+        (["--gameeval-option", "max_rounds=many"], "max_rounds='many' must be of type int"),
+        (["--gameeval-role", "answerer=gameeval/scripted/orakle"], "gameeval/scripted/STRENGTH takes one of"),
+        (["--gameeval-data", "spyfal=my_pairs.jsonl"], "unknown game 'spyfal'"),
+        (
+            ["--gameeval-data", "tofukingdom=my_pairs.jsonl", "--gameeval-games", "tofukingdom"],
+            "no selected game has an option 'data'",
+        ),
+    ],
+)
 @pytest.mark.parametrize("model", [[], ["--gameeval-model", "gameeval/scripted"]], ids=["no-model", "model"])
 def test_an_option_typo_is_one_usage_error_at_start(pytester, args, message, model):
     pytester.makepyfile(USER_TEST)
@@ -70,7 +86,10 @@ def test_the_fixture_skips_without_a_model_for_an_unbound_role(pytester):
         from pytest_gameeval.players.scripted import ReplayPlayer
 
         def test_answerer(gameeval_play):  # self-play asked for: the answerer needs a model
-            gameeval_play("askguess", "apple", roles={"evaluated": ReplayPlayer(["Is it an apple?"])}, options={"opponents": "self"})
+            gameeval_play(
+                "askguess", "apple", roles={"evaluated": ReplayPlayer(["Is it an apple?"])},
+                options={"opponents": "self"},
+            )
 
         def test_reference_answerer(gameeval_play):  # by default the reference policy answers
             record = gameeval_play("askguess", "apple", roles={"evaluated": ReplayPlayer(["Is it an apple?"])})
@@ -83,17 +102,34 @@ def test_the_fixture_skips_without_a_model_for_an_unbound_role(pytester):
 
 def _inspect(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     (tmp_path / "broken.jsonl").write_text(BROKEN)
-    return subprocess.run([str(BIN / "inspect"), "eval", *args, "--display", "none", "--limit", "1",
-                           "--log-dir", str(tmp_path / "logs")], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(BIN / "inspect"), "eval", *args, "--display", "none", "--limit", "1", "--log-dir", str(tmp_path / "logs")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["gameeval/askguess", "--model", "gameeval/nonexistent"], "gameeval: unknown model gameeval/nonexistent"),
-    (["gameeval/askguess", "--model", "gameeval/scripted/orakle"], "gameeval/scripted/STRENGTH takes one of"),
-    (["gameeval/askguess", "--model", "gameeval/scripted", "-T", "nosuch=1"], "gameeval: unknown task argument(s) nosuch"),
-    (["gameeval/askguess", "--model", "gameeval/scripted", "-T", "max_rounds=many"], "max_rounds='many' must be of type int"),
-    (["gameeval/spyfall", "--model", "gameeval/scripted", "-T", "data=broken.jsonl"], "broken.jsonl:2: missing key 'villager'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["gameeval/askguess", "--model", "gameeval/nonexistent"], "gameeval: unknown model gameeval/nonexistent"),
+        (["gameeval/askguess", "--model", "gameeval/scripted/orakle"], "gameeval/scripted/STRENGTH takes one of"),
+        (
+            ["gameeval/askguess", "--model", "gameeval/scripted", "-T", "nosuch=1"],
+            "gameeval: unknown task argument(s) nosuch",
+        ),
+        (
+            ["gameeval/askguess", "--model", "gameeval/scripted", "-T", "max_rounds=many"],
+            "max_rounds='many' must be of type int",
+        ),
+        (
+            ["gameeval/spyfall", "--model", "gameeval/scripted", "-T", "data=broken.jsonl"],
+            "broken.jsonl:2: missing key 'villager'",
+        ),
+    ],
+)
 def test_inspect_prints_one_error_line_under_display_none(tmp_path, args, message):
     proc = _inspect(tmp_path, *args)
     lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]

@@ -15,8 +15,8 @@ import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once here: pytester's in-process
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  runs would otherwise re-import inspect every time)
-from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.games.registry import GAMES, get_spec
 
 pytest_plugins = ["pytester"]
 
@@ -55,7 +55,11 @@ def test_a_run_writes_a_valid_report_and_junit_properties(pytester):
     result.assert_outcomes(passed=3, deselected=1)
     result.stdout.fnmatch_lines(["*gameeval::askguess[[]hard-apple-t0[]] PASSED*", "*askguess: 3 played*"])
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
-    assert [c["id"] for c in report["cases"]] == ["askguess[hard-apple-t0]", "askguess[hard-aquarium_fish-t0]", "askguess[hard-baby-t0]"]
+    assert [c["id"] for c in report["cases"]] == [
+        "askguess[hard-apple-t0]",
+        "askguess[hard-aquarium_fish-t0]",
+        "askguess[hard-baby-t0]",
+    ]
     assert {c["outcome"] for c in report["cases"]} == {"RLE"}  # 5 rounds are too few for 20 category questions
     game = report["games"]["askguess"]
     assert game["options"]["max_rounds"] == 5 and game["metrics"]["rates"]["RLE"]["value"] == 1.0
@@ -104,17 +108,39 @@ def brokenharness():
 
 def test_a_harness_error_fails_the_case_with_its_traceback(pytester):
     pytester.makeconftest(BROKEN_PROVIDER)
-    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-model", ORACLE, "--gameeval-limit", "2",
-                                          "--gameeval-role", "answerer=brokenharness/x", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "--gameeval-games",
+        "askguess",
+        "--gameeval-model",
+        ORACLE,
+        "--gameeval-limit",
+        "2",
+        "--gameeval-role",
+        "answerer=brokenharness/x",
+        "-p",
+        "no:cacheprovider",
+    )
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*harness error while playing askguess[[]hard-apple-t0[]]*", "*EngineError*broken harness*"])
+    result.stdout.fnmatch_lines(
+        ["*harness error while playing askguess[[]hard-apple-t0[]]*", "*EngineError*broken harness*"]
+    )
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
     assert [c["status"] for c in report["cases"]] == ["error", "error"] and "EngineError" in report["cases"][0]["error"]
 
 
 def test_a_scripted_strength_the_game_lacks_fails_its_item_with_one_line_naming_its_strengths(pytester):
-    result = pytester.runpytest_inprocess("--gameeval-games", "askguess,spyfall", "--gameeval-model", "gameeval/scripted/oracle",
-                                          "--gameeval-limit", "1", "--gameeval-role", f"answerer={ORACLE}", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "--gameeval-games",
+        "askguess,spyfall",
+        "--gameeval-model",
+        "gameeval/scripted/oracle",
+        "--gameeval-limit",
+        "1",
+        "--gameeval-role",
+        f"answerer={ORACLE}",
+        "-p",
+        "no:cacheprovider",
+    )
     result.assert_outcomes(passed=1, failed=1)  # askguess plays; spyfall is never played
     result.stdout.fnmatch_lines(["*gameeval/scripted/oracle: spyfall has no scripted strength 'oracle'; "
                                  "its strengths: first_option, random, strong*"])
@@ -157,16 +183,21 @@ def baseline(pytester: pytest.Pytester) -> Path:
 
 
 def test_a_planted_regression_fails_the_gate_early_and_names_the_metric(pytester, baseline):
-    result = run(pytester, "--gameeval-model", RANDOM, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline))
+    result = run(
+        pytester, "--gameeval-model", RANDOM, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline)
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([f"*askguess.played_quality * higher *paired * worse",
-                                 f"*askguess outcomes (evidence, never decides): *",
+    result.stdout.fnmatch_lines(["*askguess.played_quality * higher *paired * worse",
+                                 "*askguess outcomes (evidence, never decides): *",
                                  f"*askguess: WORSE — {RANDOM} vs {ORACLE} after *: worse: played_quality",
                                  f"gameeval gate FAILED ({RANDOM} vs {ORACLE}): askguess: worse: played_quality"])
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
     gate = report["gate"]["games"]["askguess"]
     assert gate["verdict"] == "fail" and gate["result"] == "worse" and gate["paired"]
-    assert set(gate["metrics"]) == {"played_quality", "legal_first_try"}  # the headline and the turn measure, not every outcome share
+    assert set(gate["metrics"]) == {
+        "played_quality",
+        "legal_first_try",
+    }  # the headline and the turn measure, not every outcome share
     assert gate["games_used"] < int(N_CASES)  # sequential: stopped before playing every case
     decided_at = gate["metrics"]["played_quality"]["games"]  # the table's games column: the games of the deciding look
     result.stdout.re_match_lines([rf"\s+askguess\.played_quality .* {decided_at}\s+paired\s+worse$"])
@@ -191,11 +222,18 @@ def test_the_gate_run_both_ways_is_never_worse_both_ways(pytester, baseline):
     """Issue 25: each of two models 'regressed' against the other. Oracle and random questioners
     gated against each other: exactly one direction is worse, and the other says better."""
     weak = pytester.path / "random.json"
-    assert run(pytester, "--gameeval-model", RANDOM, "--gameeval-limit", N_CASES, "--gameeval-report", str(weak)).ret == 0
+    assert (
+        run(pytester, "--gameeval-model", RANDOM, "--gameeval-limit", N_CASES, "--gameeval-report", str(weak)).ret == 0
+    )
     results = {}
     for model, base in ((RANDOM, baseline), (ORACLE, weak)):
-        outcome = run(pytester, "--gameeval-model", model, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(base))
-        results[model] = (outcome.ret, read_report(pytester.path / "reports" / "gameeval-report.json")["gate"]["games"]["askguess"]["result"])
+        outcome = run(
+            pytester, "--gameeval-model", model, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(base)
+        )
+        results[model] = (
+            outcome.ret,
+            read_report(pytester.path / "reports" / "gameeval-report.json")["gate"]["games"]["askguess"]["result"],
+        )
     assert results[RANDOM] == (pytest.ExitCode.TESTS_FAILED, "worse")
     assert results[ORACLE] == (0, "better")
 
@@ -204,16 +242,27 @@ def test_a_game_with_no_played_game_fails_the_gate_and_the_diff_with_the_reason(
     from pytest_gameeval.cli.report import main as report_main
 
     pytester.makeconftest(BROKEN_PROVIDER)
-    result = run(pytester, "--gameeval-model", "brokenharness/x", "--gameeval-limit", "4", "--gameeval-baseline", str(baseline))
+    result = run(
+        pytester, "--gameeval-model", "brokenharness/x", "--gameeval-limit", "4", "--gameeval-baseline", str(baseline)
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "*askguess: MISSING — brokenharness/x vs gameeval/scripted/oracle: missing: no game of it was played (4 harness errors)",
-        "gameeval gate FAILED (brokenharness/x vs gameeval/scripted/oracle): askguess: missing: no game of it was played (4 harness errors)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*askguess: MISSING — brokenharness/x vs gameeval/scripted/oracle: missing: no game of it was played (4 "
+            "harness errors)",
+            "gameeval gate FAILED (brokenharness/x vs gameeval/scripted/oracle): askguess: missing: no game of it was "
+            "played (4 harness errors)",
+        ]
+    )
     assert "PASS" not in result.stdout.str() and "gate passed" not in result.stdout.str()
     new = pytester.path / "reports" / "gameeval-report.json"
     gate = read_report(new)["gate"]["games"]["askguess"]
-    assert gate["verdict"] == "fail" and gate["result"] == "missing" and gate["games_played"] == 0 and gate["harness_errors"] == 4
+    assert (
+        gate["verdict"] == "fail"
+        and gate["result"] == "missing"
+        and gate["games_played"] == 0
+        and gate["harness_errors"] == 4
+    )
     assert report_main(["diff", str(baseline), str(new)]) == 1
     assert report_main(["diff", str(new), str(baseline), "--allow-missing"]) == 0
 
@@ -234,12 +283,25 @@ def test_a_two_word_baseline_outside_the_project_cannot_drop_the_ini_settings(py
     outside = tmp_path_factory.mktemp("elsewhere") / "base.json"
     outside.write_text(baseline.read_text())
     pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\ngameeval_model = "{ORACLE}"\ngameeval_limit = "3"\n')
-    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", "--gameeval-baseline", str(outside), "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "--gameeval-games", "askguess", "--gameeval-baseline", str(outside), "-p", "no:cacheprovider"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
-    assert len(errors) == 1 and f"write --gameeval-baseline={outside}" in errors[0] and "pyproject.toml was not read" in errors[0]
-    result = pytester.runpytest_inprocess("--gameeval-games", "askguess", f"--gameeval-baseline={outside}", "-p", "no:cacheprovider",
-                                          "--gameeval-role", f"answerer={ORACLE}")  # the baseline's answerer
+    assert (
+        len(errors) == 1
+        and f"write --gameeval-baseline={outside}" in errors[0]
+        and "pyproject.toml was not read" in errors[0]
+    )
+    result = pytester.runpytest_inprocess(
+        "--gameeval-games",
+        "askguess",
+        f"--gameeval-baseline={outside}",
+        "-p",
+        "no:cacheprovider",
+        "--gameeval-role",
+        f"answerer={ORACLE}",
+    )  # the baseline's answerer
     assert result.ret == 0, result.stdout.str()  # the ini's model and limit were read
     result.stdout.fnmatch_lines(["*askguess: 3 played*", "gameeval gate passed*"])
 
@@ -250,9 +312,13 @@ def test_a_corrupt_or_mismatched_baseline_is_one_clear_error(pytester, baseline)
     result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-baseline", str(corrupt))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: gameeval: *corrupt.json:*: report is not valid JSON*"])
-    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-option", "max_rounds=7", "--gameeval-baseline", str(baseline))
+    result = run(
+        pytester, "--gameeval-model", ORACLE, "--gameeval-option", "max_rounds=7", "--gameeval-baseline", str(baseline)
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: gameeval: baseline * does not match this run: askguess: different game options max_rounds=30->7"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: gameeval: baseline * does not match this run: askguess: different game options max_rounds=30->7"]
+    )
 
 
 def test_a_baseline_of_another_game_version_stops_the_gate_in_one_line_unless_allowed(pytester, baseline):
@@ -260,18 +326,40 @@ def test_a_baseline_of_another_game_version_stops_the_gate_in_one_line_unless_al
     assert data["games"]["askguess"]["version"] == get_spec("askguess").version
     data["games"]["askguess"]["version"] = "0"
     baseline.write_text(json.dumps(data))
-    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline))
+    result = run(
+        pytester, "--gameeval-model", ORACLE, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline)
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
     version = get_spec("askguess").version
-    assert len(errors) == 1 and f"askguess: incomparable game versions (old: 0, new: {version})" in errors[0], result.stderr.lines
-    assert f"re-make the baseline with askguess version {version}" in errors[0] and "--gameeval-allow-version-change" in errors[0]
-    result = run(pytester, "--gameeval-model", ORACLE, "--gameeval-limit", N_CASES, "--gameeval-baseline", str(baseline),
-                 "--gameeval-allow-version-change")
+    assert len(errors) == 1 and f"askguess: incomparable game versions (old: 0, new: {version})" in errors[0], (
+        result.stderr.lines
+    )
+    assert (
+        f"re-make the baseline with askguess version {version}" in errors[0]
+        and "--gameeval-allow-version-change" in errors[0]
+    )
+    result = run(
+        pytester,
+        "--gameeval-model",
+        ORACLE,
+        "--gameeval-limit",
+        N_CASES,
+        "--gameeval-baseline",
+        str(baseline),
+        "--gameeval-allow-version-change",
+    )
     assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines([f"gameeval gate passed*[[]game versions differ, compared anyway (--gameeval-allow-version-change): askguess 0 -> {version}*"])
+    result.stdout.fnmatch_lines(
+        [
+            "gameeval gate passed*[[]game versions differ, compared anyway (--gameeval-allow-version-change): "
+            f"askguess 0 -> {version}*"
+        ]
+    )
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
-    assert report["games"]["askguess"]["version"] == version and report["gate"]["version_changes"] == [f"askguess 0 -> {version}"]
+    assert report["games"]["askguess"]["version"] == version and report["gate"]["version_changes"] == [
+        f"askguess 0 -> {version}"
+    ]
 
 
 # -- xdist ------------------------------------------------------------------------------------------
@@ -300,8 +388,19 @@ def test_inspects_own_deprecation_warning_does_not_reach_the_users_summary(pytes
     try:
         monkeypatch.setenv("LOOPBACK_BASE_URL", server.stdout.readline().split()[-1])
         monkeypatch.setenv("LOOPBACK_API_KEY", "unused")
-        result = pytester.runpytest_subprocess("--gameeval-games", "askguess", "--gameeval-model", "openai-api/loopback/bench",
-                                               "--gameeval-option", "max_rounds=2", "--gameeval-limit", "1", "-rw", "-p", "no:cacheprovider")
+        result = pytester.runpytest_subprocess(
+            "--gameeval-games",
+            "askguess",
+            "--gameeval-model",
+            "openai-api/loopback/bench",
+            "--gameeval-option",
+            "max_rounds=2",
+            "--gameeval-limit",
+            "1",
+            "-rw",
+            "-p",
+            "no:cacheprovider",
+        )
     finally:
         server.terminate()
         server.wait(10)

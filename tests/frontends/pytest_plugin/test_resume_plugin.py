@@ -6,7 +6,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from pytest_gameeval.analysis.report import read_report
 
@@ -45,7 +44,11 @@ def test_kill_then_resume_plays_only_the_missing_games(tmp_path):
     resumed = [c["id"] for c in report["cases"] if c.get("reason", "").startswith("resumed")]
     assert sorted(resumed) == sorted(finished)
     n = len(finished)  # the summary says how many finished games it reused
-    assert f"resumed: reused {n} finished {'game' if n == 1 else 'games'} from the journal of an interrupted run, played {4 - n} of 4" in done.stdout
+    assert (
+        f"resumed: reused {n} finished {'game' if n == 1 else 'games'} from the journal of an interrupted run, played "
+        f"{4 - n} of 4"
+        in done.stdout
+    )
     assert report["run"]["reused_from_journal"] == n
     assert all(c["status"] == "played" for c in report["cases"])
     assert not list((tmp_path / "out").glob("*.journal-*"))  # the complete report clears the journal

@@ -61,7 +61,9 @@ def test_three_slices_merged_equal_one_run_and_the_diff_passes(pytester, slices,
     assert [r["shard"]["index"] for r in reports] == [1, 2, 3]
     ids = [c["id"] for r in reports for c in r["cases"]]
     assert len(ids) == len(set(ids)) == 16  # every case in exactly one slice
-    assert max(len(r["cases"]) for r in reports) - min(len(r["cases"]) for r in reports) <= 1  # equal costs here: 6, 5, 5
+    assert (
+        max(len(r["cases"]) for r in reports) - min(len(r["cases"]) for r in reports) <= 1
+    )  # equal costs here: 6, 5, 5
     out = pytester.path / "merged.json"
     assert cli(["report", "merge", str(out), *map(str, paths)]) == 0
     merged, one = read_report(out), read_report(single)
@@ -100,7 +102,9 @@ def test_a_slice_cannot_be_gated_on_its_own(pytester):
     pytester.runpytest_inprocess(*RUN, "--gameeval-report", "base.json").assert_outcomes(passed=16)
     result = pytester.runpytest_inprocess(*RUN, "--gameeval-shard", "1/2", "--gameeval-baseline=base.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-shard plays one slice of the cases; gate the merged report instead*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: gameeval: --gameeval-shard plays one slice of the cases; gate the merged report instead*"]
+    )
     result = pytester.runpytest_inprocess(*RUN, "--gameeval-shard", "3/2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-shard 3/2: expected K/N with 1 <= K <= N*"])

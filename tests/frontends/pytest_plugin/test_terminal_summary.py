@@ -3,12 +3,10 @@ with a 95% interval and its count; a gate that could not decide says the sample 
 
 import re
 
-import pytest
-
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once: pytester runs in-process)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
-from pytest_gameeval.metrics.stats import rate
 from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.metrics.stats import rate
 from pytest_gameeval.pytest_plugin.summary import game_lines
 
 pytest_plugins = ["pytester"]
@@ -19,17 +17,19 @@ ASKGUESS = ["--gameeval-games", "askguess", "--gameeval-role", f"answerer={ORACL
 
 
 def test_rates_with_intervals_per_game(pytester):
-    result = pytester.runpytest_inprocess(*ASKGUESS, "--gameeval-model", "gameeval/scripted/random", "--gameeval-limit", "6")
+    result = pytester.runpytest_inprocess(
+        *ASKGUESS, "--gameeval-model", "gameeval/scripted/random", "--gameeval-limit", "6"
+    )
     report = read_report(pytester.path / "reports" / "gameeval-report.json")
     text = result.stdout.str()
     played = [c for c in report["cases"] if c["status"] == "played"]
     st = sum(c["scores"]["ST"] for c in played)
     expected = rate(int(st), len(played))
-    line = next(l for l in text.splitlines() if re.match(r"\s+ST\s", l))
+    line = next(ln for ln in text.splitlines() if re.match(r"\s+ST\s", ln))
     assert f"{100 * expected['value']:.1f}%" in line and f"{int(st)}/{len(played)}" in line
     assert f"[{100 * expected['ci'][0]:.1f}%, {100 * expected['ci'][1]:.1f}%]" in line
     assert "95% interval" in text
-    headline = next(l for l in text.splitlines() if re.match(r"\s+played_quality\s", l))
+    headline = next(ln for ln in text.splitlines() if re.match(r"\s+played_quality\s", ln))
     assert "(headline)" in headline and "(headline)" not in line
     for label in ("EE", "RLE", "AME", "CE"):
         assert re.search(rf"^\s+{label}\s+\d+\.\d%\s+\[", text, re.M)
@@ -54,5 +54,5 @@ def test_a_game_with_no_played_case_says_so():
 def test_a_non_binary_headline_gets_a_t_interval():
     cases = [{"status": "played", "scores": {"win": w, "age": a}} for w, a in [(1, 0.2), (0, 0.4), (1, 0.9)]]
     lines = game_lines("age", {"cases_played": 3, "cases_error": 0, "rate_keys": ["win"]}, cases, "age")
-    age = next(l for l in lines if l.startswith("  age "))
+    age = next(ln for ln in lines if ln.startswith("  age "))
     assert "0.5" in age and "(headline)" in age and "%" not in age

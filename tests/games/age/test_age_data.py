@@ -7,12 +7,14 @@ import pytest
 
 from pytest_gameeval.engine.data import game_data_dir
 from pytest_gameeval.engine.game import Turn
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import LISTS, SPEC
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
-pytestmark = pytest.mark.skipif(not (game_data_dir("pytest_gameeval.games.age") / "list_a.jsonl").exists(), reason="AGE data not written yet")
+pytestmark = pytest.mark.skipif(
+    not (game_data_dir("pytest_gameeval.games.age") / "list_a.jsonl").exists(), reason="AGE data not written yet"
+)
 
 
 def test_all_lists_load():
@@ -26,7 +28,9 @@ def guess_counts(game, seat, guess):
     before = game.fcg[seat]
     game.fcg[seat] = None
     game._next = game.order.index(seat)
-    game.apply(Turn(seat, "describe_guess", None, lambda t: t), "", {"description": f"clue {len(game.events)}", "guess": guess})
+    game.apply(
+        Turn(seat, "describe_guess", None, lambda t: t), "", {"description": f"clue {len(game.events)}", "guess": guess}
+    )
     counted = game.fcg[seat] is not None
     game.fcg[seat] = before
     return counted

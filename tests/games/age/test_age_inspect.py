@@ -14,13 +14,13 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 from inspect_ai.model._model import _model_roles
 
-from pytest_gameeval.games.age.topics import topic_table, write_outputs
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.age import SPEC
+from pytest_gameeval.games.age.topics import topic_table, write_outputs
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.solver import bound_model, resolve_role
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -35,7 +35,9 @@ PAIRS = [
 def datasets(tmp_path):
     (tmp_path / "age").mkdir()
     for name in ("list_a", "food", "travel"):
-        (tmp_path / "age" / f"{name}.jsonl").write_text("".join(json.dumps({**p, "id": f"{name}-{p['id']}"}) + "\n" for p in PAIRS))
+        (tmp_path / "age" / f"{name}.jsonl").write_text(
+            "".join(json.dumps({**p, "id": f"{name}-{p['id']}"}) + "\n" for p in PAIRS)
+        )
     return tmp_path
 
 
@@ -51,12 +53,17 @@ def test_four_seats_bound_by_a_list_role(datasets, tmp_path):
                 "--model-role", "seat4=gameeval/scripted/oracle",
                 "--limit", "2", "--log-dir", str(log_dir), "--display", "plain"], datasets, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    (log,) = [read_eval_log(l) for l in list_eval_logs(str(log_dir))]
+    (log,) = [read_eval_log(info) for info in list_eval_logs(str(log_dir))]
     assert log.status == "success" and len(log.samples) == 2
     for sample in log.samples:
         record = sample.metadata["gameeval_record"]
         by_slot = {s["private"]["slot"]: s["model"] for s in record["seats"]}
-        assert by_slot == {1: "gameeval/scripted", 2: "gameeval/scripted/oracle", 3: "gameeval/scripted/random", 4: "gameeval/scripted/oracle"}
+        assert by_slot == {
+            1: "gameeval/scripted",
+            2: "gameeval/scripted/oracle",
+            3: "gameeval/scripted/random",
+            4: "gameeval/scripted/oracle",
+        }
         score = sample.scores["gameeval_age"]
         assert score.answer in {"solved", "limit", "CE"}
         assert 0.0 <= score.value["age"] <= 1.0 and 0.0 <= score.value["comprehension"] <= 1.0
@@ -83,7 +90,10 @@ def test_topic_table_and_outputs_without_inspect(datasets, monkeypatch, tmp_path
     json_path, png_path = write_outputs(result, tmp_path / "out")
     assert json.loads(json_path.read_text())["macro"]["scripted/oracle"]["n"] == 2
     assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["age_topics.json", "age_topics.png"]  # no temp files left
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "age_topics.json",
+        "age_topics.png",
+    ]  # no temp files left
 
 
 def test_list_roles_resolve_by_index():
@@ -119,7 +129,11 @@ def test_age_topics_command_writes_json_and_png(datasets, tmp_path):
     assert (out / "age_topics.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # rebuilding from the logs gives the same table
     again = tmp_path / "again"
-    proc = run([str(BIN / "gameeval"), "age-topics", "--from-logs", str(tmp_path / "logs"), "--out", str(again)], datasets, tmp_path)
+    proc = run(
+        [str(BIN / "gameeval"), "age-topics", "--from-logs", str(tmp_path / "logs"), "--out", str(again)],
+        datasets,
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads((again / "age_topics.json").read_text())["table"] == result["table"]
 

@@ -43,10 +43,24 @@ def record(fcg, groups, rounds, label="limit", models=None, topic="Food", slots=
     models = models or {n: "model/x" for n in names}
     slots = slots or {n: i + 1 for i, n in enumerate(names)}
     return GameRecord(
-        game="age", instance_id="p1", seed=1, epoch=0, options={},
-        seats=[{"name": n, "role": "player", "model": models[n], "private": {"slot": slots[n], "topic": topic, "group": groups[n]}} for n in names],
-        events=[], outcome={"label": label, "winner": None, "details": {"rounds": rounds, "fcg": fcg, "groups": groups}},
-        failures={}, usage={},
+        game="age",
+        instance_id="p1",
+        seed=1,
+        epoch=0,
+        options={},
+        seats=[
+            {
+                "name": n,
+                "role": "player",
+                "model": models[n],
+                "private": {"slot": slots[n], "topic": topic, "group": groups[n]},
+            }
+            for n in names
+        ],
+        events=[],
+        outcome={"label": label, "winner": None, "details": {"rounds": rounds, "fcg": fcg, "groups": groups}},
+        failures={},
+        usage={},
     )
 
 
@@ -66,7 +80,9 @@ def test_hand_worked_game():
     assert rows["b2"]["fcg"] == 4 and rows["b2"]["comprehension"] == pytest.approx(1 / math.log2(5))
     assert m.both_words_guessed(rec) and m.in_full_length_filter(rec)
     s = m.score(rec)  # slot 1 is a1, the evaluated seat
-    assert s["age"] == pytest.approx(2 / 3) and s["limit"] == 1.0 and s["age_filter_full_length"] == pytest.approx(2 / 3)
+    assert (
+        s["age"] == pytest.approx(2 / 3) and s["limit"] == 1.0 and s["age_filter_full_length"] == pytest.approx(2 / 3)
+    )
     assert s["age_all_seats"] == pytest.approx((2 / 3 + 0.5) / 4)
 
 
@@ -146,7 +162,10 @@ def test_both_filter_readings_side_by_side_hand_worked():
     assert m.score(mid)["filter_literal"] == m.score(mid)["filter_full_length"] == 1.0
     summary = m.summarize([short, mid, full])
     assert (summary["filter_literal"]["k"], summary["filter_full_length"]["k"]) == (2, 3)
-    assert summary["per_model_filter_literal"]["model/x"]["n"] == 8 and summary["per_model_filter_full_length"]["model/x"]["n"] == 12
+    assert (
+        summary["per_model_filter_literal"]["model/x"]["n"] == 8
+        and summary["per_model_filter_full_length"]["model/x"]["n"] == 12
+    )
     assert summary["filter_of_protocol"] == "full_length"
     for rec in (short, mid, full):
         rec.options["protocol"] = "paper"

@@ -8,25 +8,52 @@ from collections import Counter
 import pytest
 
 from pytest_gameeval.engine.degenerate import DegenerateMove
-from pytest_gameeval.engine.errors import GameEvalError, ParseError, RuleViolation
+from pytest_gameeval.engine.errors import GameEvalError, ParseError
 from pytest_gameeval.engine.matching import jaro_match
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.runner import play
 from pytest_gameeval.engine.spec import EVALUATED
-from pytest_gameeval.games.age import SPEC, seat_role
+from pytest_gameeval.games.age import SPEC, metrics, seat_role
 from pytest_gameeval.games.age.rules import clean_guess, group_sizes, read_reply
-from pytest_gameeval.games.age import metrics
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 PAIRS = {
     "list_a": [
-        {"id": "a1", "topic": "Brands", "word_a": "Mercedes Benz", "word_b": "BMW", "synonyms_a": ["Mercedes"], "synonyms_b": ["Bayerische Motoren Werke"]},
+        {
+            "id": "a1",
+            "topic": "Brands",
+            "word_a": "Mercedes Benz",
+            "word_b": "BMW",
+            "synonyms_a": ["Mercedes"],
+            "synonyms_b": ["Bayerische Motoren Werke"],
+        },
         {"id": "a2", "topic": "Food", "word_a": "apple", "word_b": "pear", "synonyms_a": [], "synonyms_b": []},
-        {"id": "a3", "topic": "Drinks", "word_a": "coffee", "word_b": "tea", "synonyms_a": ["espresso"], "synonyms_b": []},
+        {
+            "id": "a3",
+            "topic": "Drinks",
+            "word_a": "coffee",
+            "word_b": "tea",
+            "synonyms_a": ["espresso"],
+            "synonyms_b": [],
+        },
     ],
     "food": [
-        {"id": "food-1", "topic": "Food", "word_a": "butter", "word_b": "margarine", "synonyms_a": [], "synonyms_b": ["marge"]},
-        {"id": "food-2", "topic": "Food", "word_a": "basketball", "word_b": "baseball", "synonyms_a": [], "synonyms_b": []},
+        {
+            "id": "food-1",
+            "topic": "Food",
+            "word_a": "butter",
+            "word_b": "margarine",
+            "synonyms_a": [],
+            "synonyms_b": ["marge"],
+        },
+        {
+            "id": "food-2",
+            "topic": "Food",
+            "word_a": "basketball",
+            "word_b": "baseball",
+            "synonyms_a": [],
+            "synonyms_b": [],
+        },
     ],
 }
 
@@ -91,7 +118,10 @@ def test_clean_guess_drops_lead_ins_and_articles():
 
 # -- replies -----------------------------------------------------------------------------------
 def test_read_reply_json_and_labelled_lines():
-    assert read_reply('Sure! {"description": "a fruit", "guess": "pear"}', False) == {"description": "a fruit", "guess": "pear"}
+    assert read_reply('Sure! {"description": "a fruit", "guess": "pear"}', False) == {
+        "description": "a fruit",
+        "guess": "pear",
+    }
     assert read_reply("Description: a fruit\nGuess: pear", False) == {"description": "a fruit", "guess": "pear"}
     assert read_reply('{"Description": "a fruit"}', False)["guess"] == ""
     with pytest.raises(ParseError):
@@ -151,10 +181,30 @@ def test_scripted_game_with_known_fcgs(data):
     game, _ = SPEC.setup(row("a2"), 0, options(max_rounds=4))
     # A (apple) seats: A0 finds "pear" in round 2, A1 never; B (pear) seats: B0 in round 3, B1 never.
     script = {
-        ("A", 0): [reply("red or green, crunchy", "plum"), reply("grows on trees", "Pears"), reply("keeps the doctor away"), reply("in pies")],
-        ("A", 1): [reply("round fruit", "plum"), reply("sweet", "peach"), reply("juicy", "grape"), reply("has seeds", "fig")],
-        ("B", 0): [reply("soft when ripe", "plum"), reply("bell shaped", "orange"), reply("yellow skin", "an apple"), reply("a tree fruit")],
-        ("B", 1): [reply("green skin", "kiwi"), reply("grainy flesh", "lime"), reply("in tarts", "cherry"), reply("from orchards", "quince")],
+        ("A", 0): [
+            reply("red or green, crunchy", "plum"),
+            reply("grows on trees", "Pears"),
+            reply("keeps the doctor away"),
+            reply("in pies"),
+        ],
+        ("A", 1): [
+            reply("round fruit", "plum"),
+            reply("sweet", "peach"),
+            reply("juicy", "grape"),
+            reply("has seeds", "fig"),
+        ],
+        ("B", 0): [
+            reply("soft when ripe", "plum"),
+            reply("bell shaped", "orange"),
+            reply("yellow skin", "an apple"),
+            reply("a tree fruit"),
+        ],
+        ("B", 1): [
+            reply("green skin", "kiwi"),
+            reply("grainy flesh", "lime"),
+            reply("in tarts", "cherry"),
+            reply("from orchards", "quince"),
+        ],
     }
     rec, players = run(game, script)
     d = rec.outcome["details"]
@@ -193,8 +243,19 @@ def test_own_word_and_repeats_are_counted_rule_violations(data):
     game, _ = SPEC.setup(row("a1"), 0, options(max_rounds=2))
     bad = reply("I drive a Mercedes-Benz", "audi")
     script = {
-        ("A", 0): [bad, reply("a mercedes is nice"), reply("luxury car brand", "audi"), reply("three-pointed star", "audi")],
-        ("A", 1): [reply("German cars", "audi"), reply("German cars", "audi"), reply("German cars"), reply("German cars"), reply("from Stuttgart")],
+        ("A", 0): [
+            bad,
+            reply("a mercedes is nice"),
+            reply("luxury car brand", "audi"),
+            reply("three-pointed star", "audi"),
+        ],
+        ("A", 1): [
+            reply("German cars", "audi"),
+            reply("German cars", "audi"),
+            reply("German cars"),
+            reply("German cars"),
+            reply("from Stuttgart"),
+        ],
         ("B", 0): [reply("from Munich", "Mercedes"), reply("blue and white logo")],
         ("B", 1): [reply("kidney grille", "bmw"), reply("sporty sedans", "Mercedes-Benz")],
     }
@@ -232,7 +293,10 @@ def test_own_word_guess_never_counts(data):
 def test_format_errors_and_chat_error(data):
     game, _ = SPEC.setup(row("a2"), 0, options(max_rounds=1))
     first = game.order[0]
-    players = {s: ReplayPlayer(["no json here", "still nothing", "nope"] if s == first else [reply(f"clue {s}"), None]) for s in game.order}
+    players = {
+        s: ReplayPlayer(["no json here", "still nothing", "nope"] if s == first else [reply(f"clue {s}"), None])
+        for s in game.order
+    }
     rec = asyncio.run(play(game, players, instance_id="t", seed=0))
     assert rec.failures[first]["format"] == 3 and rec.failures[first]["forfeit"] == 1
     assert rec.label == "limit"
@@ -303,7 +367,10 @@ def test_malformed_data_is_one_clear_error(tmp_path, monkeypatch):
 def test_cot_thoughts_stay_private(data):
     game, _ = SPEC.setup(row("a2"), 0, options(max_rounds=1, cot=True))
     secret = "my private plan xyzzy"
-    players = {s: ReplayPlayer([json.dumps({"thought": secret, "description": f"clue from {s}", "guess": "plum"})]) for s in game.order}
+    players = {
+        s: ReplayPlayer([json.dumps({"thought": secret, "description": f"clue from {s}", "guess": "plum"})])
+        for s in game.order
+    }
     rec = asyncio.run(play(game, players, instance_id="t", seed=0))
     assert rec.label == "limit" and sum(c["format"] for c in rec.failures.values()) == 0
     last = players[game.order[-1]]

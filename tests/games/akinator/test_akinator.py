@@ -9,10 +9,10 @@ import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import FAILURE
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.akinator import SPEC
 from pytest_gameeval.games.akinator.rules import read_answer, read_guess
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 DOG = {"id": "dog", "object": "dog", "aliases": ["puppy", "hound"], "category": "animal",
@@ -48,7 +48,9 @@ def test_a_plain_question_naming_the_object_is_not_a_guess():
 
 
 def test_user_answers_are_validated_and_reprompted():
-    record, players = play({"Questioner": ["Is it alive?", GUESS.format("dog")], "User": ["Yeah, sure!", "probably yes."]})
+    record, players = play(
+        {"Questioner": ["Is it alive?", GUESS.format("dog")], "User": ["Yeah, sure!", "probably yes."]}
+    )
     assert record.label == "win"
     assert record.failures["User"]["rule"] == 1
     said = [e.text for e in record.events if e.kind == "speech" and e.speaker == "User"]
@@ -98,7 +100,13 @@ def test_secret_never_reaches_the_questioner():
 
 
 def test_retrospective_probe_is_recorded_and_hidden():
-    questioner = ["Is it alive?", LIST, "Does it bark?", "I would rather not write any list of candidate objects at this time.", GUESS.format("dog")]
+    questioner = [
+        "Is it alive?",
+        LIST,
+        "Does it bark?",
+        "I would rather not write any list of candidate objects at this time.",
+        GUESS.format("dog"),
+    ]
     user = ["Yes", "1. No\n2. Yes\n3. No\n4. No\n5. No", "Yes"]
     record, players = play({"Questioner": questioner, "User": user}, retrospective=True)
     assert record.label == "win"

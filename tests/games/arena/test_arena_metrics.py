@@ -17,7 +17,9 @@ def probe(round_: int, probe: str = "retrospective", **data) -> Event:
 
 def record(label: str, events: list[Event], variant: int = 0, retrospective: bool = True, **details) -> GameRecord:
     details = {"rounds": 3, "variant": variant, "retrospective": retrospective, **details}
-    return GameRecord("akinator", "x", 1, 0, {}, [], events, {"label": label, "winner": None, "details": details}, {}, {})
+    return GameRecord(
+        "akinator", "x", 1, 0, {}, [], events, {"label": label, "winner": None, "details": details}, {}, {}
+    )
 
 
 def ranked_record(label="win", variant=0):
@@ -96,7 +98,11 @@ def test_belief_levels_read_from_the_record():
     r = record("win", events, truth=True)
     assert arena.belief_levels(r) == [(1, 0), (2, 1), (3, 2)]
     values = arena.score(r, ("win", "lose"))
-    assert values["spearman"] == pytest.approx(-1.0) and values["truth_side_share"] == pytest.approx(2 / 3) and "top5" not in values
+    assert (
+        values["spearman"] == pytest.approx(-1.0)
+        and values["truth_side_share"] == pytest.approx(2 / 3)
+        and "top5" not in values
+    )
     assert values["recall_paper"] == pytest.approx(1 / 3) and "recall" not in values
 
 

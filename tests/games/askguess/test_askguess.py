@@ -7,10 +7,9 @@ from conftest import FakePlayer
 
 from pytest_gameeval.engine.events import REPLY
 from pytest_gameeval.engine.matching import mentions
-from pytest_gameeval.engine.record import GameRecord, read_records, write_records
-from pytest_gameeval.engine.spec import Row
-from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.engine.record import GameRecord, read_records, write_records
+from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 SPEC = get_spec("askguess")
@@ -120,12 +119,18 @@ def test_reprompt_then_forfeit_on_unparsable_replies():
 
 def test_thought_is_private_and_only_speak_is_heard():
     q = '{"thought": "I secretly think it is a pear", "speak": "Is it a fruit?"}'
-    record, players = play([q, '{"thought": "t", "speak": "Is it an apple?"}'], ['{"thought": "t", "speak": "Yes."}', '{"thought": "t", "speak": "gameover"}'], cot=True)
+    record, players = play(
+        [q, '{"thought": "t", "speak": "Is it an apple?"}'],
+        ['{"thought": "t", "speak": "Yes."}', '{"thought": "t", "speak": "gameover"}'],
+        cot=True,
+    )
     assert record.label == "ST"
     for ctx in players["answerer"].prompts:
         assert all("secretly" not in m["content"] for m in ctx.messages)
     # the questioner sees its own earlier reply (with its thought) as its own assistant message
-    assert any(m["role"] == "assistant" and "secretly" in m["content"] for m in players["questioner"].prompts[1].messages)
+    assert any(
+        m["role"] == "assistant" and "secretly" in m["content"] for m in players["questioner"].prompts[1].messages
+    )
 
 
 @pytest.mark.parametrize("style", ["chat", "flat"])
@@ -167,12 +172,17 @@ def test_flat_style_is_one_tagged_prompt():
     messages = players["questioner"].prompts[1].messages
     assert len(messages) == 1 and messages[0]["role"] == "user"
     text = messages[0]["content"]
-    assert "[You (Questioner)] Is it red?" in text and '[Answerer] "Yes."' in text and text.endswith("[You (Questioner)]")
+    assert (
+        "[You (Questioner)] Is it red?" in text and '[Answerer] "Yes."' in text and text.endswith("[You (Questioner)]")
+    )
 
 
 def test_same_seed_same_replies_identical_record(tmp_path):
     opts = SPEC.parse_options({"seed": 7})
-    records = [asyncio.run(play_case(SPEC, row("bear"), 1, opts, scripted_binder(SPEC, {"*": "random"}, seed=3))) for _ in range(2)]
+    records = [
+        asyncio.run(play_case(SPEC, row("bear"), 1, opts, scripted_binder(SPEC, {"*": "random"}, seed=3)))
+        for _ in range(2)
+    ]
     assert records[0].to_dict() == records[1].to_dict()
     other = asyncio.run(play_case(SPEC, row("bear"), 2, opts, scripted_binder(SPEC, {"*": "random"}, seed=3)))
     assert other.seed != records[0].seed
@@ -195,7 +205,9 @@ def test_scripted_players_of_known_strength():
 
 def test_summary_rates_sum_to_one_with_intervals():
     opts = SPEC.parse_options({"max_rounds": 5})
-    records = [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.rows(opts)[:30]]
+    records = [
+        asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.rows(opts)[:30]
+    ]
     summary = SPEC.summarize(records)
     assert summary["games"] == 30
     assert sum(v["value"] for v in summary["rates"].values()) == pytest.approx(1.0)

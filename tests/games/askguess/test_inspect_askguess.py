@@ -22,13 +22,21 @@ def inspect_eval(tmp_path, *args):
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     logs = list_eval_logs(str(log_dir))
-    return proc, [read_eval_log(l, resolve_attachments=True) for l in logs]
+    return proc, [read_eval_log(log, resolve_attachments=True) for log in logs]
 
 
 def test_inspect_eval_plays_and_scores(tmp_path):
     proc, logs = inspect_eval(
-        tmp_path, "tasks/askguess.py", "--model", "gameeval/scripted", "--model-role", "answerer=gameeval/scripted/oracle",
-        "--limit", "3", "-T", "max_rounds=10",
+        tmp_path,
+        "tasks/askguess.py",
+        "--model",
+        "gameeval/scripted",
+        "--model-role",
+        "answerer=gameeval/scripted/oracle",
+        "--limit",
+        "3",
+        "-T",
+        "max_rounds=10",
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     (log,) = logs
@@ -55,27 +63,47 @@ def test_inspect_eval_plays_and_scores(tmp_path):
 
 
 def test_registered_name_and_unbound_answerer_is_the_reference_said_in_the_log(tmp_path):
-    proc, logs = inspect_eval(tmp_path, "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3")
+    proc, logs = inspect_eval(
+        tmp_path, "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3"
+    )
     (log,) = logs
     assert log.status == "success"
     sample = log.samples[0]
     infos = [str(e.data) for e in sample.events if e.event == "info"]
-    assert any("model role 'answerer' is not bound" in i and "reference policy gameeval/scripted/reference" in i for i in infos)
+    assert any(
+        "model role 'answerer' is not bound" in i and "reference policy gameeval/scripted/reference" in i for i in infos
+    )
     card = next(i for i in infos if "Answerer" in i)  # the setup card names who played the seat
     assert "gameeval/scripted/reference" in card
     record = sample.metadata["gameeval_record"]
     answerer = next(s for s in record["seats"] if s["role"] == "answerer")
-    assert answerer["model"] == "gameeval/scripted/reference" and answerer["reference"] and answerer["model_role"] == "answerer"
+    assert (
+        answerer["model"] == "gameeval/scripted/reference"
+        and answerer["reference"]
+        and answerer["model_role"] == "answerer"
+    )
     assert any("reference policy" in n for n in record["notes"])
 
 
 def test_opponents_self_is_self_play_said_in_the_log(tmp_path):
-    proc, logs = inspect_eval(tmp_path, "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3",
-                              "-T", "opponents=self")
+    proc, logs = inspect_eval(
+        tmp_path,
+        "gameeval/askguess",
+        "--model",
+        "gameeval/scripted",
+        "--limit",
+        "1",
+        "-T",
+        "max_rounds=3",
+        "-T",
+        "opponents=self",
+    )
     (log,) = logs
     record = log.samples[0].metadata["gameeval_record"]
     assert {s["model"] for s in record["seats"]} == {"gameeval/scripted"}
-    assert any("played by the evaluated model gameeval/scripted (self-play: opponents=self)" in n for n in record["notes"])
+    assert any(
+        "played by the evaluated model gameeval/scripted (self-play: opponents=self)" in n for n in record["notes"]
+    )
 
 
 def test_unknown_task_argument_is_one_clear_error(tmp_path):

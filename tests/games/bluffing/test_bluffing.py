@@ -8,10 +8,10 @@ import json
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.bluffing import SPEC
 from pytest_gameeval.games.bluffing.rules import read_level, read_verdict
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 TRUE_ROW = {"id": "s1", "statement": "I have climbed Kilimanjaro.", "label": True, "topic": "travel",
@@ -73,7 +73,12 @@ def test_read_verdict_and_level():
 
 def test_retrospective_levels_are_recorded_hidden_and_scored():
     interrogator = ["Q1?", "Unknown", "Q2?", "Possibly false", "Q3?", "False", VERDICT.format("False")]
-    record, players = play({"Interrogator": interrogator, "User": ["A1.", "A2.", "A3."]}, row=FALSE_ROW, retrospective=True, max_questions=3)
+    record, players = play(
+        {"Interrogator": interrogator, "User": ["A1.", "A2.", "A3."]},
+        row=FALSE_ROW,
+        retrospective=True,
+        max_questions=3,
+    )
     assert record.label == "win"
     score = SPEC.score(record)
     assert score["hopping"] == 2.0 and score["spearman"] == pytest.approx(-1.0)

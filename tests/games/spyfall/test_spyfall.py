@@ -9,10 +9,10 @@ from conftest import play_all_fake
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.voting import OUTCOMES
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import cot, scripted_binder
 
 SPEC = get_spec("spyfall")
@@ -75,7 +75,9 @@ def test_threshold_is_a_task_argument():
 
 
 def test_evaluated_villager_wins_when_villagers_win():
-    record, _ = play(everyone_votes(lambda ctx: "Player 1" if ctx.seat.name != "Player 1" else "Player 2"), evaluated="villager")
+    record, _ = play(
+        everyone_votes(lambda ctx: "Player 1" if ctx.seat.name != "Player 1" else "Player 2"), evaluated="villager"
+    )
     assert SPEC.score(record)["evaluated_win"] == 1.0
 
 
@@ -100,7 +102,10 @@ def test_tie_goes_to_a_revote_among_the_tied():
     revotes = [b for b in ballots if b["stage"] == "revote"]
     assert len(revotes) == 4
     assert {b["voter"]: b["options"] for b in revotes} == {
-        "Player 1": ["Player 2"], "Player 2": ["Player 1"], "Player 3": ["Player 1", "Player 2"], "Player 4": ["Player 1", "Player 2"],
+        "Player 1": ["Player 2"],
+        "Player 2": ["Player 1"],
+        "Player 3": ["Player 1", "Player 2"],
+        "Player 4": ["Player 1", "Player 2"],
     }
     assert record.outcome["details"]["eliminated"][0]["how"] == "vote"
     revote_prompt = [c for c in players["Player 3"].prompts if c.turn.action == "vote"][-1]
@@ -157,9 +162,15 @@ def test_self_vote_is_reprompted_then_counted():
     assert all("breaks a rule" not in m["content"] for c in players["Player 3"].prompts for m in c.messages)
 
 
-@pytest.mark.parametrize("bad, kind", [
-    (vote("Player 2"), "rule"), (vote("Player 42"), "rule"), ("I vote Player 1!", "format"), ('{"speak": "x"}', "format"),
-])
+@pytest.mark.parametrize(
+    "bad, kind",
+    [
+        (vote("Player 2"), "rule"),
+        (vote("Player 42"), "rule"),
+        ("I vote Player 1!", "format"),
+        ('{"speak": "x"}', "format"),
+    ],
+)
 def test_three_invalid_votes_become_an_abstention(bad, kind):
     record, _ = play(spy_caught_after([bad] * 3))
     assert record.failures["Player 2"][kind] == 3 and record.failures["Player 2"]["forfeit"] == 1
@@ -190,9 +201,13 @@ def test_saying_your_own_word_is_reprompted():
             return cot("My ipad is shiny.")
         return cot("It is a gadget.")
 
-    record, players = play(voting(lambda ctx: vote("Player 1" if ctx.seat.name != "Player 1" else "Player 2"), describe))
+    record, players = play(
+        voting(lambda ctx: vote("Player 1" if ctx.seat.name != "Player 1" else "Player 2"), describe)
+    )
     assert record.failures["Player 1"]["rule"] == 1
-    others_saw = " ".join(m["content"] for name, p in players.items() if name != "Player 1" for c in p.prompts for m in c.messages)
+    others_saw = " ".join(
+        m["content"] for name, p in players.items() if name != "Player 1" for c in p.prompts for m in c.messages
+    )
     assert "ipad" not in others_saw.lower()
 
 
@@ -232,7 +247,9 @@ def test_secret_ballots_are_not_seen_before_voting():
     for p in players.values():
         for ctx in p.prompts:
             if ctx.turn.action == "vote":
-                last_round_start = max(i for i, e in enumerate(ctx.events) if e.kind == HOST_MSG and e.text.startswith("Round "))
+                last_round_start = max(
+                    i for i, e in enumerate(ctx.events) if e.kind == HOST_MSG and e.text.startswith("Round ")
+                )
                 assert not any(BALLOT.search(e.text) for e in ctx.events[last_round_start:])
 
 
@@ -284,12 +301,19 @@ def test_the_papers_eleven_pairs_come_first_spy_word_first():
 
 def test_pairs_filter_and_unknown_pair():
     opts = SPEC.parse_options({"pairs": "tiger-lion,nike-adidas"})
-    assert [r.id for r in SPEC.select_rows(opts)] == ["nike-adidas-fwd", "nike-adidas-rev", "tiger-lion-fwd", "tiger-lion-rev"]
+    assert [r.id for r in SPEC.select_rows(opts)] == [
+        "nike-adidas-fwd",
+        "nike-adidas-rev",
+        "tiger-lion-fwd",
+        "tiger-lion-rev",
+    ]
     with pytest.raises(GameEvalError, match="unknown pair"):
         SPEC.rows(SPEC.parse_options({"pairs": "nope"}))
 
 
-@pytest.mark.parametrize("args", [{"evaluated": "judge"}, {"voting": "loud"}, {"naming": 7}, {"colour": 1}, {"players": "many"}])
+@pytest.mark.parametrize(
+    "args", [{"evaluated": "judge"}, {"voting": "loud"}, {"naming": 7}, {"colour": 1}, {"players": "many"}]
+)
 def test_bad_task_arguments_are_one_clear_error(args):
     with pytest.raises(GameEvalError):
         SPEC.parse_options(args)

@@ -5,10 +5,10 @@ import math
 
 import pytest
 
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord, read_records, write_records
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.spyfall import metrics
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
 
 SPEC = get_spec("spyfall")
@@ -23,7 +23,9 @@ def record(pair, spy_won, survived, spy_model="A", villager_model="B", evaluated
         "survived": {"Player 1": survived}, "ballots": [], "rounds_log": [],
     }
     label = "spy_win" if spy_won else "villager_win"
-    return GameRecord("spyfall", pair, 0, 0, {}, seats, [], {"label": label, "winner": None, "details": details}, {}, {})
+    return GameRecord(
+        "spyfall", pair, 0, 0, {}, seats, [], {"label": label, "winner": None, "details": details}, {}, {}
+    )
 
 
 def test_average_over_pairs_divides_by_the_number_of_pairs():
@@ -64,7 +66,11 @@ def test_evaluated_win_follows_the_evaluated_side():
 
 def test_scores_are_numbers_and_records_round_trip(tmp_path):
     opts = SPEC.parse_options({"pairs": "tiger-lion"})
-    records = [asyncio.run(play_case(SPEC, r, e, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.select_rows(opts) for e in range(3)]
+    records = [
+        asyncio.run(play_case(SPEC, r, e, opts, scripted_binder(SPEC, {"*": "random"})))
+        for r in SPEC.select_rows(opts)
+        for e in range(3)
+    ]
     write_records(tmp_path / "r.jsonl", records)
     again = read_records(tmp_path / "r.jsonl")
     assert [SPEC.score(r) for r in again] == [SPEC.score(r) for r in records]

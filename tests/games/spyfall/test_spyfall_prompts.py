@@ -57,7 +57,11 @@ def test_the_paper_protocol_keeps_its_prompts_byte_for_byte():
     assert asked[0].messages[0] == {"role": "system", "content": PAPER_SYSTEM}
     assert asked[0].turn.instruction == PAPER_DESCRIBE
     vote = next(c for c in asked if c.turn.action == "vote")
-    assert vote.turn.instruction == f"Vote for the player you think is the spy: make a choice from {vote.turn.data['options']}. {PAPER_VOTE_TAIL}"
+    assert (
+        vote.turn.instruction
+        == f"Vote for the player you think is the spy: make a choice from {vote.turn.data['options']}. "
+           f"{PAPER_VOTE_TAIL}"
+    )
     schema = asked[0].turn.reply.json_schema()["properties"]
     assert (schema["thought"]["maxLength"], schema["speak"]["maxLength"]) == (100, 120)
 

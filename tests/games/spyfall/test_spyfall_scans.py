@@ -9,7 +9,11 @@ from pytest_gameeval.games.registry import get_spec
 
 def test_only_the_milk_pair_is_nested():
     spec = get_spec("spyfall")
-    nested = {r.data["pair_id"] for r in spec.rows(spec.parse_options({})) if nested_pair(r.data["spy_word"], r.data["villager_word"])}
+    nested = {
+        r.data["pair_id"]
+        for r in spec.rows(spec.parse_options({}))
+        if nested_pair(r.data["spy_word"], r.data["villager_word"])
+    }
     assert nested == {"milk-soy-milk"}
 
 

@@ -228,7 +228,10 @@ def test_rows_cover_the_domains_in_both_orientations():
     assert len(pairs) >= 50 and len(rows) == 2 * len(pairs)
     assert {r.data["domain"] for r in rows} >= {"food", "people", "objects", "places", "animals", "brands", "concepts"}
     assert rows[0].id.endswith("-fwd") and rows[1].id.endswith("-rev")
-    assert (rows[0].data["spy_word"], rows[0].data["villager_word"]) == (rows[1].data["villager_word"], rows[1].data["spy_word"])
+    assert (rows[0].data["spy_word"], rows[0].data["villager_word"]) == (
+        rows[1].data["villager_word"],
+        rows[1].data["spy_word"],
+    )
     food = SPEC.rows(SPEC.parse_options({"domains": "food"}))
     assert food and all(r.data["domain"] == "food" for r in food)
     with pytest.raises(GameEvalError):

@@ -5,16 +5,16 @@ import asyncio
 import math
 
 import pytest
+from prompt_scans import nested_pair, play_marked, scan
 from scipy import stats
 
 from pytest_gameeval.cli import bias_report
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.games.spygame import metrics
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import scripted_binder
-from prompt_scans import nested_pair, play_marked, scan
 
 SPEC = get_spec("spygame")
 ROLES = {"P1": "spy", "P2": "villager", "P3": "villager", "P4": "villager"}
@@ -39,7 +39,11 @@ def test_tom_scores_each_order_against_its_reference():
         "P1": {
             "self_identity": "spy",
             "players": {"P2": entry("Pears", "villager"), "P3": entry("apple", "villager"), "P4": entry("pear", "spy")},
-            "they_think": {"P2": entry("pear", "villager"), "P3": entry("apple", "spy"), "P4": entry("apple", "villager")},
+            "they_think": {
+                "P2": entry("pear", "villager"),
+                "P3": entry("apple", "spy"),
+                "P4": entry("apple", "villager"),
+            },
         },
         "P2": host(entry("pear", "villager")),  # P2 thinks the guest shares its word
         "P3": host(entry("apple", "spy")),
@@ -98,10 +102,42 @@ def record_with(d, label="villager_win"):
 # -- bias report ------------------------------------------------------------------------------
 def test_bias_expected_counts_follow_the_offered_options():
     ballots = [
-        {"round": 1, "stage": "first", "voter": "P1", "options": ["P2", "P3"], "order": ["P1", "P2", "P3"], "choice": "P2", "abstained": False},
-        {"round": 1, "stage": "first", "voter": "P2", "options": ["P3", "P1"], "order": ["P1", "P2", "P3"], "choice": "P3", "abstained": False},
-        {"round": 1, "stage": "first", "voter": "P3", "options": ["P1", "P2"], "order": ["P1", "P2", "P3"], "choice": None, "abstained": True},
-        {"round": 1, "stage": "revote", "voter": "P3", "options": ["P2"], "order": ["P1", "P2", "P3"], "choice": "P2", "abstained": False},
+        {
+            "round": 1,
+            "stage": "first",
+            "voter": "P1",
+            "options": ["P2", "P3"],
+            "order": ["P1", "P2", "P3"],
+            "choice": "P2",
+            "abstained": False,
+        },
+        {
+            "round": 1,
+            "stage": "first",
+            "voter": "P2",
+            "options": ["P3", "P1"],
+            "order": ["P1", "P2", "P3"],
+            "choice": "P3",
+            "abstained": False,
+        },
+        {
+            "round": 1,
+            "stage": "first",
+            "voter": "P3",
+            "options": ["P1", "P2"],
+            "order": ["P1", "P2", "P3"],
+            "choice": None,
+            "abstained": True,
+        },
+        {
+            "round": 1,
+            "stage": "revote",
+            "voter": "P3",
+            "options": ["P2"],
+            "order": ["P1", "P2", "P3"],
+            "choice": "P2",
+            "abstained": False,
+        },
     ]
     report = metrics.bias_report([record_with({"ballots": ballots})])
     assert report["votes"] == 2 and report["abstentions"] == 1
@@ -119,8 +155,11 @@ def probe_records(strength, n_pairs=12, epochs=2):
     opts = SPEC.parse_options({"probe": True, "tom": False, "limit": n_pairs * 2})
     # each game's scripted players get their own seed, so their random draws are independent
     return [
-        asyncio.run(play_case(SPEC, row, epoch, opts, scripted_binder(SPEC, {"*": strength}, seed=derive_seed(row.id, epoch))))
-        for row in SPEC.select_rows(opts) for epoch in range(epochs)
+        asyncio.run(
+            play_case(SPEC, row, epoch, opts, scripted_binder(SPEC, {"*": strength}, seed=derive_seed(row.id, epoch)))
+        )
+        for row in SPEC.select_rows(opts)
+        for epoch in range(epochs)
     ]
 
 
@@ -144,7 +183,9 @@ def test_bias_report_finds_no_bias_in_a_uniform_voter():
 
 def test_bias_report_only_over_probe_games():
     opts = SPEC.parse_options({"limit": 2})
-    records = [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.select_rows(opts)]
+    records = [
+        asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.select_rows(opts)
+    ]
     assert "bias" not in metrics.summarize(records)
 
 
@@ -163,7 +204,10 @@ def test_scripted_strengths_are_ordered():
     opts = SPEC.parse_options({"limit": 20, "tom": False})
     wins = {}
     for guest, hosts in (("random", "strong"), ("random", "random")):
-        records = [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"evaluated": guest, "*": hosts}))) for r in SPEC.select_rows(opts)]
+        records = [
+            asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"evaluated": guest, "*": hosts})))
+            for r in SPEC.select_rows(opts)
+        ]
         wins[hosts] = sum(SPEC.score(r)["guest_win"] for r in records)
     assert wins["strong"] < wins["random"]  # strong hosts catch the spy guest more often
 
@@ -182,7 +226,13 @@ def test_bias_report_command_on_record_files(tmp_path, capsys):
     with pytest.raises(GameEvalError, match="no such file"):
         bias_report.main([str(tmp_path / "missing.jsonl")])
     opts = SPEC.parse_options({"limit": 1})
-    write_records(tmp_path / "plain.jsonl", [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in SPEC.select_rows(opts)])
+    write_records(
+        tmp_path / "plain.jsonl",
+        [
+            asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"})))
+            for r in SPEC.select_rows(opts)
+        ],
+    )
     with pytest.raises(GameEvalError, match="probe-mode"):
         bias_report.main([str(tmp_path / "plain.jsonl")])
     assert bias_report.main([str(tmp_path / "plain.jsonl"), "--any-game"]) == 0

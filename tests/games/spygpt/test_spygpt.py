@@ -10,12 +10,12 @@ import math
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.runner import play
 from pytest_gameeval.engine.spec import EVALUATED, Row
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.games.spygpt.rules import DESCRIBER, describe_json, parse_score
 from pytest_gameeval.games.spygpt import metrics
-from pytest_gameeval.engine.play import play_case
+from pytest_gameeval.games.spygpt.rules import DESCRIBER, describe_json, parse_score
 from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 SPEC = get_spec("spygpt")
@@ -50,8 +50,21 @@ def test_judge_scores_are_read(text, value):
     assert parse_score(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "a good match", "7", "0", "3.5", "3 or 4", '{"score": 9}', '{"score": true}', "4/10",
-                                  "1. The description is 1. The word is a fruit.\n2. The fruit is a pear."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "a good match",
+        "7",
+        "0",
+        "3.5",
+        "3 or 4",
+        '{"score": 9}',
+        '{"score": true}',
+        "4/10",
+        "1. The description is 1. The word is a fruit.\n2. The fruit is a pear.",
+    ],
+)
 def test_unreadable_judge_scores_are_format_errors(text):
     with pytest.raises(ParseError):
         parse_score(text)
@@ -60,7 +73,9 @@ def test_unreadable_judge_scores_are_format_errors(text):
 def test_a_game_scores_the_target_and_each_distractor():
     game, _ = new_game()
     ratings = {"apple": ["5"], "pear": ["2"], "peach": ["Score: 1"], "plum": ["3/5"]}
-    record = run(game, players_for(game, [describe_json("A round red or green fruit that keeps doctors away.")], ratings))
+    record = run(
+        game, players_for(game, [describe_json("A round red or green fruit that keeps doctors away.")], ratings)
+    )
     d = record.outcome["details"]
     assert record.label == "judged"
     assert d["target_score"] == 5 and d["distractor_scores"] == {"pear": 2, "peach": 1, "plum": 3}
@@ -73,7 +88,12 @@ def test_a_game_scores_the_target_and_each_distractor():
 
 def test_unparsable_judge_is_reprompted_then_counted_never_scored():
     game, _ = new_game()
-    ratings = {"apple": ["great match", "very good", "excellent"], "pear": ["maybe", "2"], "peach": ["1"], "plum": ["1"]}
+    ratings = {
+        "apple": ["great match", "very good", "excellent"],
+        "pear": ["maybe", "2"],
+        "peach": ["1"],
+        "plum": ["1"],
+    }
     record = run(game, players_for(game, [describe_json("A crisp fruit from an orchard tree.")], ratings))
     d = record.outcome["details"]
     apple_judge = judges_by_word(game)["apple"]
@@ -97,7 +117,9 @@ def test_description_rules_word_limit_and_no_target_word():
     ten = "Round sweet fruits that grow on trees in orchards everywhere."
     assert len(ten.split()) == 10
     ratings = {w: ["3"] for w in ["apple", "pear", "peach", "plum"]}
-    record = run(game, players_for(game, [describe_json(eleven), describe_json("Like apples."), describe_json(ten)], ratings))
+    record = run(
+        game, players_for(game, [describe_json(eleven), describe_json("Like apples."), describe_json(ten)], ratings)
+    )
     assert record.failures[DESCRIBER]["rule"] == 2 and record.label == "judged"
     assert record.outcome["details"]["description"] == ten
 
@@ -112,7 +134,14 @@ def test_aggressive_limit_is_one_hundred_words():
 
 def test_no_description_after_retries_ends_the_game_unscored():
     game, _ = new_game()
-    record = run(game, players_for(game, ["not json", describe_json("An apple."), describe_json("")], {w: [] for w in ITEM["distractors"] + ["apple"]}))
+    record = run(
+        game,
+        players_for(
+            game,
+            ["not json", describe_json("An apple."), describe_json("")],
+            {w: [] for w in ITEM["distractors"] + ["apple"]},
+        ),
+    )
     assert record.label == "no_description"
     assert record.failures[DESCRIBER] == {"format": 2, "rule": 1, "degenerate": 0, "chat": 0, "forfeit": 1}
     s = metrics.score(record)
@@ -135,7 +164,9 @@ def test_prompt_scan_judges_see_only_the_description_and_their_word():
     game, _ = new_game(mode="conservative", seed=3)
     description = "Round sweet fruits grown in orchards."
     ratings = {w: ["3"] for w in ["apple", "pear", "peach", "plum"]}
-    players = players_for(game, [json.dumps({"thought": "SECRET-THOUGHT candidates: pear, peach", "description": description})], ratings)
+    players = players_for(
+        game, [json.dumps({"thought": "SECRET-THOUGHT candidates: pear, peach", "description": description})], ratings
+    )
     run(game, players)
     words = ["apple", *ITEM["distractors"]]
     for seat, word in game.judges.items():
@@ -155,8 +186,12 @@ def test_prompt_scan_judges_see_only_the_description_and_their_word():
 def test_scripted_describers_and_overlap_judge_move_the_scores_the_right_way():
     def margins(describer):
         opts = SPEC.parse_options({"targets": "apple,banana,strawberry,dog,piano,doctor,police-officer"})
-        recs = [asyncio.run(play_case(SPEC, row, 0, opts, scripted_binder(SPEC, {"evaluated": describer, "judge": "oracle"})))
-                for row in SPEC.select_rows(opts)]
+        recs = [
+            asyncio.run(
+                play_case(SPEC, row, 0, opts, scripted_binder(SPEC, {"evaluated": describer, "judge": "oracle"}))
+            )
+            for row in SPEC.select_rows(opts)
+        ]
         assert all(r.label == "judged" and sum(r.failure_totals().values()) == 0 for r in recs)
         modes = metrics.summarize(recs)["modes"]
         return {m: modes[m]["target_minus_distractor"]["value"] for m in modes}
@@ -168,7 +203,9 @@ def test_scripted_describers_and_overlap_judge_move_the_scores_the_right_way():
 
 def test_self_judging_is_visible_in_the_summary():
     game, _ = new_game()
-    players = players_for(game, [describe_json("A crisp orchard fruit.")], {w: ["3"] for w in ["apple", *ITEM["distractors"]]})
+    players = players_for(
+        game, [describe_json("A crisp orchard fruit.")], {w: ["3"] for w in ["apple", *ITEM["distractors"]]}
+    )
     for seat in game.judges:
         players[seat].label = "describer-model"
     record = run(game, players)
@@ -178,7 +215,10 @@ def test_self_judging_is_visible_in_the_summary():
 
 def test_task_arguments_and_data_errors(tmp_path, monkeypatch):
     assert len(SPEC.select_rows(SPEC.parse_options({"mode": "aggressive"}))) >= 40
-    assert [r.id for r in SPEC.select_rows(SPEC.parse_options({"targets": "apple"}))] == ["aggressive-apple", "conservative-apple"]
+    assert [r.id for r in SPEC.select_rows(SPEC.parse_options({"targets": "apple"}))] == [
+        "aggressive-apple",
+        "conservative-apple",
+    ]
     with pytest.raises(GameEvalError, match="unknown target"):
         SPEC.select_rows(SPEC.parse_options({"targets": "nonexistent"}))
     with pytest.raises(GameEvalError, match="mode"):
@@ -186,7 +226,10 @@ def test_task_arguments_and_data_errors(tmp_path, monkeypatch):
     (tmp_path / "spygpt").mkdir()
     monkeypatch.setenv("GAMEEVAL_DATASETS", str(tmp_path))
     path = tmp_path / "spygpt" / "targets.jsonl"
-    path.write_text('{"id": "a", "target": "apple", "distractors": ["pear"]}\n{"id": "a", "target": "fig", "distractors": ["date"]}\n')
+    path.write_text(
+        '{"id": "a", "target": "apple", "distractors": ["pear"]}\n{"id": "a", "target": "fig", "distractors": '
+        '["date"]}\n'
+    )
     with pytest.raises(GameEvalError, match="duplicate id"):
         SPEC.rows(SPEC.parse_options({}))
     path.write_text('{"id": "a", "target": "apple", "distractors": ["Apple"]}\n')

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError, ParseError
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.spec import Row
 from pytest_gameeval.games.taboo import SPEC
 from pytest_gameeval.games.taboo.rules import guess_is_right, split_guess
-from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 APPLE = {"id": "apple", "word": "apple", "category": "food", "related": ["fruit", "orchard", "pie"]}
@@ -39,11 +39,17 @@ def test_wrong_guess_loses():
 
 
 def test_saying_the_word_loses_at_the_end_plural_aware_whole_word():
-    record, players = play({"User": CLUES, "Guesser": ["I like pineapple juice.", "I love APPLES!", "Hm.", "Ok.", "Nice."]})
+    record, players = play(
+        {"User": CLUES, "Guesser": ["I like pineapple juice.", "I love APPLES!", "Hm.", "Ok.", "Nice."]}
+    )
     assert record.label == "said_word" and SPEC.score(record)["win"] == 0.0
     assert record.outcome["details"]["rounds"] == 5 and record.outcome["details"]["said_in"] == 2
     # nothing tells the guesser it said the word while the game goes on
-    assert not [m for m in players["Guesser"].prompts[-1].messages if m["role"] != "assistant" and "apple" in m["content"].lower()]
+    assert not [
+        m
+        for m in players["Guesser"].prompts[-1].messages
+        if m["role"] != "assistant" and "apple" in m["content"].lower()
+    ]
 
 
 def test_paper_e3_saying_the_word_then_guessing_it_is_a_model_win():
@@ -111,7 +117,10 @@ def test_scripted_strong_guesser_beats_random_and_real_data_is_big_enough():
     opts = SPEC.parse_options({"limit": 10, "shuffle": True})
     rows = SPEC.select_rows(opts)
     assert len(SPEC.select_rows(SPEC.parse_options({}))) >= 200
-    strong = [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"evaluated": "strong", "*": "random"}))) for r in rows]
+    strong = [
+        asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"evaluated": "strong", "*": "random"})))
+        for r in rows
+    ]
     weak = [asyncio.run(play_case(SPEC, r, 0, opts, scripted_binder(SPEC, {"*": "random"}))) for r in rows]
     assert sum(r.label == "guessed" for r in strong) >= 7
     assert sum(r.label == "guessed" for r in weak) <= 2
@@ -135,5 +144,7 @@ def test_a_confident_one_item_list_is_a_list():
     assert parse_ranked_list("1. apple") == {"items": ["apple"], "truncated": False}
     with pytest.raises(ParseError):  # a sentence is not a candidate
         parse_ranked_list("I am not sure what the word could be yet.")
-    record, _ = play({"User": CLUES[:2], "Guesser": ["Trees.", "1. apple", "My guess of the word is: apple"]}, retrospective=True)
+    record, _ = play(
+        {"User": CLUES[:2], "Guesser": ["Trees.", "1. apple", "My guess of the word is: apple"]}, retrospective=True
+    )
     assert SPEC.score(record)["recall"] == 1.0 and SPEC.score(record)["probe_failures"] == 0.0

@@ -6,22 +6,21 @@ import asyncio
 import collections
 import itertools
 import json
-import random
 
 import pytest
 from conftest import FakePlayer
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, REPLY
+from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.runner import play
 from pytest_gameeval.engine.spec import EVALUATED, Row
 from pytest_gameeval.games.registry import get_spec
+from pytest_gameeval.games.tofukingdom import metrics
 from pytest_gameeval.games.tofukingdom.roles import HIDDEN_ROLES, LIE, OBLIGATION, TRUTH, title
 from pytest_gameeval.games.tofukingdom.rules import PRINCE_SEAT, read_name, read_role
 from pytest_gameeval.games.tofukingdom.scripted import consistent_assignments
-from pytest_gameeval.games.tofukingdom import metrics
-from pytest_gameeval.engine.play import play_case
-from pytest_gameeval.players.scripted import ReplayPlayer, ScriptedPlayer, scripted_binder
+from pytest_gameeval.players.scripted import ReplayPlayer, scripted_binder
 
 SPEC = get_spec("tofukingdom")
 
@@ -60,7 +59,9 @@ def standard_players(game, *, pick: str, extra_to: str = "Player 5", overrides=N
     players = {PRINCE_SEAT: ReplayPlayer(prince, labels.get("prince", "replay"))}
     for name, role in game.identities.items():
         replies = overrides.get(name) or [identity_answer(role)] * (2 if name == extra_to else 1)
-        camp = {"princess": "prince", "chef": "prince", "queen": "queen", "minister": "queen", "guard": "queen"}.get(role, "spy")
+        camp = {"princess": "prince", "chef": "prince", "queen": "queen", "minister": "queen", "guard": "queen"}.get(
+            role, "spy"
+        )
         players[name] = ReplayPlayer(list(replies), labels.get(camp, "replay"))
     return players
 
@@ -90,7 +91,9 @@ def test_readers():
     assert read_role("Prince") is None
 
 
-@pytest.mark.parametrize("role,camp", [("princess", "prince"), ("queen", "queen"), ("chef", "spy"), ("maid", "spy"), ("spy", "spy")])
+@pytest.mark.parametrize(
+    "role,camp", [("princess", "prince"), ("queen", "queen"), ("chef", "spy"), ("maid", "spy"), ("spy", "spy")]
+)
 def test_outcome_by_named_player(role, camp):
     game, _ = new_game()
     record = run(game, standard_players(game, pick=who(game, role)))
@@ -132,7 +135,9 @@ def test_liar_telling_the_truth_is_a_rule_violation_then_reprompted():
                                overrides={queen: [j(answer="Queen"), j(answer="Princess")]})
     record = run(game, players)
     assert record.failures[queen]["rule"] == 1 and record.failures[queen]["forfeit"] == 0
-    retry = [e for e in record.events if e.kind == HOST_MSG and e.data.get("shown_to") == [queen] and "must lie" in e.text]
+    retry = [
+        e for e in record.events if e.kind == HOST_MSG and e.data.get("shown_to") == [queen] and "must lie" in e.text
+    ]
     assert retry, "the re-prompt names the problem"
     said = [e for e in record.events if e.kind == "speech" and e.speaker == queen]
     assert said[0].text == "I am the Princess."
@@ -165,7 +170,9 @@ def test_princess_must_name_herself_and_liars_must_not_name_the_princess():
         if role == "princess":
             players[name] = ReplayPlayer([j(answer=minister), j(answer=name)])  # a lie first: refused
         elif role == "minister":
-            players[name] = ReplayPlayer([j(answer=princess), j(answer="Player 9"), j(answer=minister)] + [j(answer=minister)])
+            players[name] = ReplayPlayer(
+                [j(answer=princess), j(answer="Player 9"), j(answer=minister)] + [j(answer=minister)]
+            )
         elif OBLIGATION[role] == TRUTH:
             players[name] = ReplayPlayer([j(answer=princess)])
         elif OBLIGATION[role] == LIE:
@@ -174,7 +181,13 @@ def test_princess_must_name_herself_and_liars_must_not_name_the_princess():
             players[name] = ReplayPlayer([j(answer=princess)])  # the Spy camp may tell the truth
     record = run(game, players)
     assert record.failures[princess]["rule"] == 1
-    assert record.failures[minister] == {"format": 1, "rule": 1, "degenerate": 0, "chat": 0, "forfeit": 0}  # truth, then no player
+    assert record.failures[minister] == {
+        "format": 1,
+        "rule": 1,
+        "degenerate": 0,
+        "chat": 0,
+        "forfeit": 0,
+    }  # truth, then no player
     assert record.label == "prince"
     spy_camp = [n for n, r in game.identities.items() if r in ("spy", "maid")]
     assert all(sum(record.failures[n].values()) == 0 for n in spy_camp)
@@ -192,8 +205,16 @@ def test_spy_camp_may_lie_or_tell_the_truth():
 
 def test_invalid_questions_are_reprompted_then_forfeited():
     game, _ = new_game(seed=9)
-    bad = [j(question="identity_of", target="Player 1"), j(question="favourite colour"), j(question="identity_of", target="Prince")]
-    prince = bad + [j(question="identity")] * 6 + [j(player="Player 12", question="identity"), "no json", "{}", j(princess="Player 3")]
+    bad = [
+        j(question="identity_of", target="Player 1"),
+        j(question="favourite colour"),
+        j(question="identity_of", target="Prince"),
+    ]
+    prince = (
+        bad
+        + [j(question="identity")] * 6
+        + [j(player="Player 12", question="identity"), "no json", "{}", j(princess="Player 3")]
+    )
     players = {PRINCE_SEAT: ReplayPlayer(prince)}
     for name, role in game.identities.items():
         players[name] = ReplayPlayer([identity_answer(role)] if name != "Player 1" else [])
@@ -282,7 +303,9 @@ def test_prompt_scan_prince_never_sees_identities_and_thoughts_stay_private(seed
                 assert f"SECRET-THOUGHT-{other}-" not in text
     # the others do know every identity (only the Prince is in the dark)
     some = game.names[0]
-    assert all(f"{n}: {title(r)}" in players[some].prompts[0].messages[0]["content"] for n, r in game.identities.items())
+    assert all(
+        f"{n}: {title(r)}" in players[some].prompts[0].messages[0]["content"] for n, r in game.identities.items()
+    )
 
 
 def test_deduction_helper_keeps_only_consistent_worlds():
@@ -299,7 +322,10 @@ def test_deduction_helper_keeps_only_consistent_worlds():
 def test_scripted_policies_are_legal_and_the_oracle_prince_is_stronger():
     def win_rate(strengths):
         opts = SPEC.parse_options({"games": 12})
-        recs = [asyncio.run(play_case(SPEC, row, 0, opts, scripted_binder(SPEC, strengths))) for row in SPEC.select_rows(opts)]
+        recs = [
+            asyncio.run(play_case(SPEC, row, 0, opts, scripted_binder(SPEC, strengths)))
+            for row in SPEC.select_rows(opts)
+        ]
         assert all(sum(r.failure_totals().values()) == 0 for r in recs)
         return sum(r.label == "prince" for r in recs) / len(recs)
 
