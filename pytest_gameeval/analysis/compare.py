@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from pytest_gameeval.analysis.game_verdict import decide
+from pytest_gameeval.analysis.game_verdict import decide, no_played_game
 from pytest_gameeval.analysis.verdict import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, check_scripted_model, get_spec
@@ -148,8 +148,10 @@ def analyze(
     results: dict[str, Any] = {}
     for game in games:
         a, b = cases.get((game, "A"), []), cases.get((game, "B"), [])
-        if not a or not b:
-            results[game] = decide(game, missing=f"no finished run of {'A' if not a else 'B'}").as_dict()
+        missing = [f"{side}: {'no finished run' if not cs else no_played_game(cs)}"
+                   for side, cs in (("A", a), ("B", b)) if not cs or no_played_game(cs)]
+        if missing:
+            results[game] = decide(game, missing="; ".join(missing)).as_dict()
             continue
         tested: dict[str, tuple[bool | None, float | None]] = {
             key: (True, None) for key in get_spec(game).default_gated

@@ -12,9 +12,9 @@ Two designs ask for a verdict, and `decide` says how they differ (`gate`):
 - a comparison of two finished runs (`report diff`, `compare`): fewer than MIN_GAMES played games
   on a side is "too few games"; a side with no played game at all is "missing" (the caller sees
   the reports and says why);
-- the sequential gate of one game against a baseline: the same, and besides, a new run with no
-  played game is "missing", and an undecided game whose plan lost cases to harness errors is
-  "too few games" (the games the errors took might have decided it).
+- the sequential gate of one game against a baseline: the same, and besides, a baseline or a new
+  run with no played game is "missing" (as `report diff` says), and an undecided game whose plan
+  lost cases to harness errors is "too few games" (the games the errors took might have decided it).
 
 Light on purpose (no scipy): the pytest plugin imports it in every run.
 """
@@ -64,6 +64,15 @@ def without_evidence(result: str) -> bool:
     return result in (TOO_FEW, MISSING)
 
 
+def no_played_game(cases: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why one side's cases of a game give no evidence (None when some were played): the one
+    wording of "missing" for the gate, `report diff` and `compare`."""
+    if not any(c["status"] == "played" for c in cases):
+        errors = sum(c["status"] == "error" for c in cases)
+        return f"no played game ({errors} harness errors)"
+    return None
+
+
 def unscored(results: Mapping[str, Mapping[str, Any]], side: str = "old") -> list[str]:
     """Metrics of which one side's played games hold no value at all: a report written before the
     metric existed (e.g. a baseline from before the headline), which must be regenerated."""
@@ -95,8 +104,10 @@ def decide(game: str, metrics: Mapping[str, dict[str, Any]] | None = None, *, pl
     side has no played game (the caller sees the runs); `gate`: the sequential gate's design and
     wording (the module's docstring), else a comparison of two finished runs."""
     metrics = metrics or {}
-    if missing is None and gate and played_new == 0:
-        missing = f"no game of it was played ({lost} harness errors)"
+    if missing is None and gate and played_old == 0:
+        missing = "the baseline has no played game of it"
+    elif missing is None and gate and played_new == 0:
+        missing = f"no played game ({lost} harness errors)"
     if missing is not None:  # no counts: one side has nothing to count
         return GameVerdict(game, MISSING, f"missing: {missing}", paired, None, None, metrics, outcomes)
     if (played_old is not None and played_old < MIN_GAMES) or played_new < MIN_GAMES:

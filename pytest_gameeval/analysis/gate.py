@@ -25,7 +25,7 @@ A game stops as soon as a metric is worse or every metric has crossed a boundary
 same). A metric called better or the same while another keeps its game going is tested again at
 every later look, and "worse" overrides it. The game's verdict is game_verdict.decide's (the gate
 decides nothing itself): worse, better, same, undecided, too few games, missing. The gate fails on
-"worse", on "missing" (the baseline has the game but the new run played none of it) and on "too
+"worse", on "missing" (the baseline or the new run played none of the game) and on "too
 few games" (fewer than two played games on a side, or harness errors left the verdict open);
 "undecided" passes and is reported as such.
 

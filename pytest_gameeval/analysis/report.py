@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 import jsonlines
 
-from pytest_gameeval.analysis.game_verdict import MISSING, WORSE, decide, fails
+from pytest_gameeval.analysis.game_verdict import MISSING, WORSE, decide, fails, no_played_game
 from pytest_gameeval.analysis.verdict import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
@@ -299,12 +299,7 @@ def _missing_side(report: dict[str, Any], name: str) -> str | None:
     """Why one side has no evidence on a game (None when it has played games)."""
     if name not in report["games"]:
         return "not in the report"
-    cases = cases_of(report, name)
-    played = sum(c["status"] == "played" for c in cases)
-    if played == 0:
-        errors = sum(c["status"] == "error" for c in cases)
-        return f"no played game ({errors} harness errors)"
-    return None
+    return no_played_game(cases_of(report, name))
 
 
 def missing_sides(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:

@@ -75,12 +75,27 @@ def test_the_gate_report_diff_and_compare_give_one_verdict(expected):
     assert _three(old, new) == (expected, expected, expected)
 
 
-def test_a_game_with_no_played_game_is_missing_for_the_gate_and_report_diff():
+def test_a_game_with_no_played_game_is_missing_with_one_reason_everywhere():
+    """A new run whose every case was a harness error: missing for the gate, report diff and
+    compare alike, and each says why in the same words (compare used to say "too few games")."""
     old, new = _cases([1.0] * 6), _cases([], errors=4)
+    diff = diff_reports(_report(old), _report(new), alpha=ALPHA, tolerance=TOLERANCE)
+    compared = analyze([GAME], {(GAME, "A"): old, (GAME, "B"): new}, {"A": "a", "B": "b"}, alpha=ALPHA,
+                       tolerance=TOLERANCE, metrics={})["games"][GAME]
+    gate = _gate(old, new)
+    assert _three(old, new) == (MISSING, MISSING, MISSING) and gate.failed
+    assert gate.reason == "missing: no played game (4 harness errors)"
+    assert diff["games"][GAME]["reason"] == "missing: new: no played game (4 harness errors)"
+    assert compared["reason"] == "missing: B: no played game (4 harness errors)"
+
+
+def test_a_baseline_with_no_played_game_is_missing_for_the_gate_and_report_diff():
+    old, new = _cases([], errors=3), _cases([1.0] * 6)
     diff = diff_reports(_report(old), _report(new), alpha=ALPHA, tolerance=TOLERANCE)
     gate = _gate(old, new)
     assert gate.verdict == diff["games"][GAME]["result"] == MISSING and gate.failed
-    assert gate.reason == "missing: no game of it was played (4 harness errors)"
+    assert gate.reason == "missing: the baseline has no played game of it"
+    assert diff["games"][GAME]["reason"] == "missing: old: no played game (3 harness errors)"
 
 
 def test_the_gate_entry_and_the_diff_entry_keep_their_fields():

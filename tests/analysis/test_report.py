@@ -356,7 +356,7 @@ def test_gate_fails_a_game_with_no_played_game_as_missing():
     assert (
         gate.failed
         and gate.verdict == MISSING
-        and gate.reason == "missing: no game of it was played (6 harness errors)"
+        and gate.reason == "missing: no played game (6 harness errors)"
     )
     assert gate.to_dict()["verdict"] == "fail" and gate.to_dict()["harness_errors"] == 6
     assert _gate(6, 0, baseline_played=0).verdict == TOO_FEW

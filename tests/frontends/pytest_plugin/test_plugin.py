@@ -248,10 +248,10 @@ def test_a_game_with_no_played_game_fails_the_gate_and_the_diff_with_the_reason(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "*askguess: MISSING — brokenharness/x vs gameeval/scripted/oracle: missing: no game of it was played (4 "
+            "*askguess: MISSING — brokenharness/x vs gameeval/scripted/oracle: missing: no played game (4 "
             "harness errors)",
-            "gameeval gate FAILED (brokenharness/x vs gameeval/scripted/oracle): askguess: missing: no game of it was "
-            "played (4 harness errors)",
+            "gameeval gate FAILED (brokenharness/x vs gameeval/scripted/oracle): askguess: missing: no played game "
+            "(4 harness errors)",
         ]
     )
     assert "PASS" not in result.stdout.str() and "gate passed" not in result.stdout.str()
