@@ -22,6 +22,7 @@ from typing import Any
 from pytest_gameeval.arena.store import FINISHED, Session, Store
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.seating import played_as
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.engine.views import render
 from pytest_gameeval.games.registry import get_spec
@@ -161,8 +162,8 @@ def _game_entry(spec: GameSpec, sessions: list[Session], records: list[GameRecor
 def _case_entry(name: str, spec: GameSpec, index: int, s: Session, r: GameRecord) -> dict[str, Any]:
     from pytest_gameeval.inspect_ext.scorer import score_record
 
-    seats = {x["name"]: {"role": x["role"], "model": x["model"], "structured": bool(x.get("structured"))}
-             for x in r.seats}
+    seats = {x["name"]: {"role": x["role"], "model": x["model"], "structured": bool(x.get("structured")),
+                         "played_as": played_as(x)} for x in r.seats}  # as the pytest plugin's report says it
     return {
         "id": f"{name}[{sample_id(s)}]", "game": name, "case": r.instance_id, "row": r.instance_id,
         "trial": 0, "index": index, "status": "played",

@@ -228,6 +228,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
 
 def _write_markdown_summary(state: GameEvalState) -> None:
     """--gameeval-summary-md FILE, and $GITHUB_STEP_SUMMARY (appended) when set."""
+    from pytest_gameeval.analysis.report import write_atomic  # lazy: scipy
     from pytest_gameeval.pytest_plugin.summary import markdown_summary
 
     target = str(option_value(state.config, "gameeval_summary_md") or "")
@@ -237,8 +238,6 @@ def _write_markdown_summary(state: GameEvalState) -> None:
     assert state.report is not None and state.report_path is not None
     headlines = {name: get_spec(name).headline for name in state.report["games"] if name in GAMES}
     text = "\n".join(markdown_summary(state.report, state.report_path, headlines)) + "\n"
-    from pytest_gameeval.analysis.report import write_atomic
-
     path = Path(target) if target else None
     if path is not None and not path.is_absolute():
         path = state.config.invocation_params.dir / path

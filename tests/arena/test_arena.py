@@ -305,6 +305,8 @@ def test_export_opens_in_inspect_and_matches_the_results_page(server, tmp_path):
                            "--report", str(tmp_path / "report.json")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
+    for case in report["cases"]:  # who played each seat, as the pytest plugin's report says it
+        assert {s["played_as"] for s in case["seats"].values() if s["role"] != "user"} == {"evaluated"}
     for row in summary["per_game"]:
         log = read_eval_log(str(tmp_path / f"arena-{row['game']}.eval"))
         assert log.status == "success" and len(log.samples) == row["games"]
