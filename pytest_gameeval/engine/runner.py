@@ -289,7 +289,7 @@ async def _play_turns(game: Game, players: dict[str, Player], session: _Session,
         if not turns:
             raise EngineError(f"{game.name}: no pending turn but the game is not finished")
         turns_played += len(turns)
-        live.turns = turns_played
+        live.asked(turns_played)
         if turns_played > MAX_TURNS:
             raise EngineError(f"{game.name}: more than {MAX_TURNS} turns; the rules never end the game")
         if len(turns) == 1:  # a lone turn: what its seat says publicly belongs inside it

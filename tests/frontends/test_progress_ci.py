@@ -103,6 +103,28 @@ def test_a_line_names_how_far_each_game_in_play_has_got():
     assert "in play" not in tally.line()
 
 
+def test_a_reply_awaited_long_shows_as_a_growing_wait():
+    """A model that does not answer (a server down: inspect retries without end by default) must
+    not print the same line for minutes: from WAITING_SHOWN seconds the wait is shown, counting up."""
+    from pytest_gameeval.engine.live import WAITING_SHOWN, register, unregister
+    from pytest_gameeval.games.registry import get_spec
+
+    spec = get_spec("askguess")
+    options = spec.parse_options({})
+    row = spec.select_rows(options)[0]
+    entry = register(row.id, spec.setup(row, 0, options)[0])
+    try:
+        entry.asked(1)
+        asked = entry.asked_at
+        assert entry.where(asked + WAITING_SHOWN - 1) == f"{row.id} round 1, turn 1"
+        assert entry.where(asked + 840) == f"{row.id} round 1, turn 1 (reply awaited 840 s)"
+        assert entry.where(asked + 855) != entry.where(asked + 840)
+        entry.asked(2)  # the next turn: its own wait
+        assert "awaited" not in entry.where(entry.asked_at + 1)
+    finally:
+        unregister(entry)
+
+
 def test_a_line_counts_outcomes_and_skips_undefined_headlines(monkeypatch):
     tally = Tally("spyfall", 4, "spy_win")
     for label, scores in [
