@@ -359,7 +359,9 @@ def test_gate_fails_a_game_with_no_played_game_as_missing():
         and gate.reason == "missing: no played game (6 harness errors)"
     )
     assert gate.to_dict()["verdict"] == "fail" and gate.to_dict()["harness_errors"] == 6
-    assert _gate(6, 0, baseline_played=0).verdict == TOO_FEW
+    empty_baseline = _gate(6, 0, baseline_played=0)  # as report diff says it: the old side is missing
+    assert empty_baseline.verdict == MISSING
+    assert empty_baseline.reason == "missing: the baseline has no played game of it"
 
 
 def test_gate_with_harness_errors_passes_only_on_shown_evidence():
