@@ -148,8 +148,8 @@ def analyze(
     results: dict[str, Any] = {}
     for game in games:
         a, b = cases.get((game, "A"), []), cases.get((game, "B"), [])
-        missing = [f"{side}: {'no finished run' if not cs else no_played_game(cs)}"
-                   for side, cs in (("A", a), ("B", b)) if not cs or no_played_game(cs)]
+        missing = [f"{side}: {why}" for side, cs in (("A", a), ("B", b))
+                   if (why := "no finished run" if not cs else no_played_game(cs))]
         if missing:
             results[game] = decide(game, missing="; ".join(missing)).as_dict()
             continue

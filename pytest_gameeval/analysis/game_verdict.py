@@ -68,9 +68,12 @@ def no_played_game(cases: Sequence[Mapping[str, Any]]) -> str | None:
     """Why one side's cases of a game give no evidence (None when some were played): the one
     wording of "missing" for the gate, `report diff` and `compare`."""
     if not any(c["status"] == "played" for c in cases):
-        errors = sum(c["status"] == "error" for c in cases)
-        return f"no played game ({errors} harness errors)"
+        return _none_played(sum(c["status"] == "error" for c in cases))
     return None
+
+
+def _none_played(harness_errors: int) -> str:
+    return f"no played game ({harness_errors} harness errors)"
 
 
 def unscored(results: Mapping[str, Mapping[str, Any]], side: str = "old") -> list[str]:
@@ -107,7 +110,7 @@ def decide(game: str, metrics: Mapping[str, dict[str, Any]] | None = None, *, pl
     if missing is None and gate and played_old == 0:
         missing = "the baseline has no played game of it"
     elif missing is None and gate and played_new == 0:
-        missing = f"no played game ({lost} harness errors)"
+        missing = _none_played(lost)
     if missing is not None:  # no counts: one side has nothing to count
         return GameVerdict(game, MISSING, f"missing: {missing}", paired, None, None, metrics, outcomes)
     if (played_old is not None and played_old < MIN_GAMES) or played_new < MIN_GAMES:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_gameeval import __version__
-from pytest_gameeval.analysis.game_verdict import gate_failures
+from pytest_gameeval.analysis.game_verdict import gate_failures, no_played_game
 from pytest_gameeval.analysis.verdict_table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -146,11 +146,9 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     # a baseline game this run selected but never reached the gate with (its items failed
     # before play, or none was played): "missing", which fails, never "passed"
     for name in sorted(set(state.plans) & set(baseline["games"]) - set(gates) - set(data_errors)):
-        cases = [c for c in ordered if c["game"] == name]
-        if name in state.gated_games() and not any(c["status"] == "played" for c in cases):
-            errors = sum(c["status"] == "error" for c in cases)
-            gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate,
-                                       f"no game of it was played ({errors} harness errors)")
+        why = no_played_game([c for c in ordered if c["game"] == name])
+        if name in state.gated_games() and why:
+            gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate, why)
     missing = sorted(g for g in games if g not in baseline["games"] and g not in data_errors)
     # who played the other seats is known only from the records: a gate against other opponents is no gate
     compared = [g for g in games if g not in missing and g not in data_errors and g in baseline["games"]]
