@@ -4,65 +4,64 @@ here (its arguments and entry; the logic it calls lives where it belongs: analys
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from typing import Callable
 
 from pytest_gameeval.engine.errors import GameEvalError
 
+
+def _run(module: str) -> Callable[[list[str]], int]:
+    """The `main` of pytest_gameeval.cli.MODULE, imported only when its command runs."""
+    return lambda argv: importlib.import_module(f"pytest_gameeval.cli.{module}").main(argv)
+
+
 COMMANDS = {
-    "serve-local": (
-        lambda argv: __import__("pytest_gameeval.cli.serve_local", fromlist=["main"]).main(argv),
-        "serve the embedded model over an OpenAI-compatible API on 127.0.0.1",
-    ),
+    "serve-local": (_run("serve_local"), "serve the embedded model over an OpenAI-compatible API on 127.0.0.1"),
     "report": (
-        lambda argv: __import__("pytest_gameeval.cli.report", fromlist=["main"]).main(argv),
+        _run("report"),
         "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse "
         "or missing; report merge OUT SLICE...: one report from a run's slices",
     ),
     "compare": (
-        lambda argv: __import__("pytest_gameeval.cli.compare", fromlist=["main"]).main(argv),
+        _run("compare"),
         "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the "
         "headline and a verdict (JSON, markdown, PNG)",
     ),
     "rank-correlate": (
-        lambda argv: __import__("pytest_gameeval.cli.rank_correlate", fromlist=["main"]).main(argv),
+        _run("rank_correlate"),
         "Kendall's tau and RBO between our model ranking and an external leaderboard",
     ),
-    "play": (
-        lambda argv: __import__("pytest_gameeval.cli.human_play", fromlist=["main"]).main(argv),
-        "play the user seat of akinator, taboo or bluffing yourself against --model",
-    ),
+    "play": (_run("human_play"), "play the user seat of akinator, taboo or bluffing yourself against --model"),
     "arena": (
-        lambda argv: __import__("pytest_gameeval.cli.arena", fromlist=["main"]).main(argv),
+        _run("arena"),
         "serve akinator/taboo/bluffing to people in a browser against --model, every move stored in --db; arena "
         "export: inspect log + report",
     ),
     "tournament": (
-        lambda argv: __import__("pytest_gameeval.cli.tournament", fromlist=["main"]).main(argv),
+        _run("tournament"),
         "every model pairing of spyfall/tofukingdom: matrices and Bradley-Terry ratings (JSON, PNG)",
     ),
     "leaderboard": (
-        lambda argv: __import__("pytest_gameeval.cli.leaderboard", fromlist=["main"]).main(argv),
+        _run("leaderboard"),
         "leaderboard LOGS_OR_REPORTS...: models x games, headlines with intervals, a cross-game rating (static HTML + "
         "markdown)",
     ),
-    "age-topics": (
-        lambda argv: __import__("pytest_gameeval.cli.age_topics", fromlist=["main"]).main(argv),
-        "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)",
-    ),
+    "age-topics": (_run("age_topics"), "AGE: each model against a fixed adversary per topic list (JSON, heatmap PNG)"),
     "validity": (
-        lambda argv: __import__("pytest_gameeval.cli.validity", fromlist=["main"]).main(argv),
+        _run("validity"),
         "does each game separate a strong from a weak scripted player, within how many games (JSON)",
     ),
     "merge-logs": (
-        lambda argv: __import__("pytest_gameeval.cli.merge_logs", fromlist=["main"]).main(argv),
+        _run("merge_logs"),
         "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)",
     ),
     "versions": (
-        lambda argv: __import__("pytest_gameeval.cli.versions", fromlist=["main"]).main(argv),
+        _run("versions"),
         "each game's version and fingerprint; --check for CI; --bump GAME --note TEXT after changing a game",
     ),
     "bias-report": (
-        lambda argv: __import__("pytest_gameeval.cli.bias_report", fromlist=["main"]).main(argv),
+        _run("bias_report"),
         "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)",
     ),
 }
