@@ -429,28 +429,9 @@ def startup(repeats: int) -> dict[str, Any]:
                          **{k: statistics.median(s[k] for s in samples) for k in samples[0]}}
         out["askguess_after_inspect_startup_s"] = round(
             out["inspect_askguess"]["to_first_request_s"] - out["inspect_minimal_task"]["to_first_request_s"], 2)
-        pytest_runs = {
-            "pytest_with_plugin": [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                f"{tmp}/test_plain.py",
-            ],
-            "pytest_without_plugin": [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "-p",
-                "no:gameeval",
-                f"{tmp}/test_plain.py",
-            ],
-        }
+        plain = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        pytest_runs = {"pytest_with_plugin": [*plain, f"{tmp}/test_plain.py"],
+                       "pytest_without_plugin": [*plain, "-p", "no:gameeval", f"{tmp}/test_plain.py"]}
         for name, cmd in pytest_runs.items():
             walls = []
             for _ in range(repeats):
