@@ -35,6 +35,9 @@ FORMAT_ERROR = "format"
 RULE_VIOLATION = "rule"
 CHAT_ERROR = "chat"
 FAILURE_KINDS = (FORMAT_ERROR, RULE_VIOLATION, CHAT_ERROR)
+# Not the model's failure but its provider's: a content filter withheld the reply. Counted apart
+# (a record's failures name it only when it happened) and never a forfeit: the game ends aborted.
+CONTENT_FILTER = "content_filter"
 # The outcome of a game ended early by the default protocol (clembench's "aborted"): an evaluated
 # seat forfeited a turn, so its headline is settled at 0 and no later call can change it.
 ABORTED = "aborted"

@@ -45,6 +45,9 @@ class Reply:
     # the prompt did not fit the model's context: no reply can come of asking again, so the game
     # ends (outcome aborted, kind "context") instead of a late chat error
     context_overflow: bool = False
+    # the provider's content filter withheld the reply: recorded as its own kind (not the model's
+    # forfeit), and the game ends there (outcome aborted, kind "content_filter")
+    content_filter: bool = False
 
 
 @runtime_checkable

@@ -11,7 +11,7 @@ from pytest_gameeval.engine.degenerate import DEGENERATE, DegenerateMove, check_
 from pytest_gameeval.engine.echo import check_not_echo
 from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event
-from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
+from pytest_gameeval.engine.game import CHAT_ERROR, CONTENT_FILTER, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
 from pytest_gameeval.engine.live import LiveGame, register, unregister
 from pytest_gameeval.engine.player import Player, TurnContext
 from pytest_gameeval.engine.record import GameRecord
@@ -93,11 +93,13 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         usage["input_tokens"] += reply.input_tokens
         usage["output_tokens"] += reply.output_tokens
         if reply.error is not None:
-            session.failures[turn.seat][CHAT_ERROR] += 1
-            data = {"kind": CHAT_ERROR, "action": turn.action, "attempt": attempt,
+            kind = CONTENT_FILTER if reply.content_filter else CHAT_ERROR
+            failures = session.failures[turn.seat]
+            failures[kind] = failures.get(kind, 0) + 1
+            data = {"kind": kind, "action": turn.action, "attempt": attempt,
                     **({"context_overflow": True} if reply.context_overflow else {})}
             note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, data)))
-            result = _Result(False, kind=CHAT_ERROR, detail=reply.error, events=logged, overflow=reply.context_overflow)
+            result = _Result(False, kind=kind, detail=reply.error, events=logged, overflow=reply.context_overflow)
             return _settled(session, result)  # inspect already retried the call
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {}),
                 **({"sampling": reply.sampling} if reply.sampling else {})}
@@ -175,6 +177,8 @@ def _settle(game: Game, session: _Session, asked: list[tuple[Turn, _Result]]) ->
         elif result.overflow:  # no later call can fit either: a classified end, never a late CE
             session.failures[turn.seat]["forfeit"] += 1
             game.abort(turn.seat, "context", result.detail)
+        elif result.kind == CONTENT_FILTER:  # the provider's refusal, not a forfeit of the model's
+            game.abort(turn.seat, CONTENT_FILTER, result.detail)
         else:
             session.failures[turn.seat]["forfeit"] += 1
             game.forfeit(turn, result.kind, result.detail)
@@ -299,9 +303,22 @@ async def _play_turns(game: Game, players: dict[str, Player], session: _Session,
                 shown.catch_up(current_round, speaker=turns[0].seat)
             shown.catch_up(current_round)
         else:
-            results = await asyncio.gather(*(shown.ask(t, players[t.seat], session) for t in turns))
+            results = await _ask_together(shown, turns, players, session)
             _settle(game, session, list(zip(turns, results)))
             shown.catch_up(current_round)
     if observer and current_round is not None:
         shown.catch_up(game.round)
         await observer.round_ended(game)
+
+
+async def _ask_together(shown: _Shown, turns: list[Turn], players: dict[str, Player], session: _Session) -> list[Any]:
+    """Simultaneous turns (secret ballots). A call that fails at the provider ends the game, so the
+    other calls are cancelled rather than left running (and billed) for a game nobody will score."""
+    tasks = [asyncio.ensure_future(shown.ask(t, players[t.seat], session)) for t in turns]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

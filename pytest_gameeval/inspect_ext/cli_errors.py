@@ -32,3 +32,15 @@ def plain_error(error: BaseException) -> str:
         pass
     parts = [line.strip().removeprefix("ERROR:").strip() for line in text.splitlines()]
     return ": ".join(p for p in parts if p)
+
+
+_said: set[str] = set()
+
+
+def say_provider_failure(error: BaseException) -> None:
+    """A sample lost to the provider (a wrong key, a dead server): inspect shows the exception in a
+    traceback wrapped to the terminal's width; CI logs get the cause once, on one line of stderr."""
+    line = f"gameeval: provider failure: {getattr(error, 'cause', error)}"
+    if line not in _said:
+        _said.add(line)
+        print(line, file=sys.stderr, flush=True)

@@ -8,6 +8,7 @@ from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from pytest_gameeval.engine.errors import ProviderError
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player
@@ -15,6 +16,7 @@ from pytest_gameeval.engine.roles import lookup_role
 from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating
 from pytest_gameeval.engine.spec import GameSpec, Row
 from pytest_gameeval.games.registry import REFERENCE_MODEL, get_spec
+from pytest_gameeval.inspect_ext.cli_errors import say_provider_failure
 from pytest_gameeval.inspect_ext.decoding import model_player
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
@@ -62,6 +64,9 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
         progress.game_started()
         try:
             record = await play_case(spec, row, state.epoch - 1, options, bind, observer=observer, notes=notes)
+        except ProviderError as e:  # the sample errors (inspect stops the task): its cause on one line
+            say_provider_failure(e)
+            raise
         finally:
             progress.game_finished()
         seats = ", ".join(f"{s['name']} {'on' if s.get('structured') else 'off'}" for s in record.seats)

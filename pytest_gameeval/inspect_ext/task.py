@@ -18,6 +18,7 @@ from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers it
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, score_tag
 from pytest_gameeval.inspect_ext.solver import play_game
+from pytest_gameeval.players.provider import retry_config
 
 
 def _user_path(given: str) -> str:
@@ -60,6 +61,9 @@ def game_task(game: str, **task_args: Any) -> Task:
         # inspect view's log list heads its score column only "SCORE": the tag beside it names it
         tags=[score_tag(spec)],
         version=spec.version,  # the game's version (docs/versions.md): inspect's task_version
+        # bounded retries by default (inspect retries forever): --max-retries, --timeout and
+        # --attempt-timeout on the command line override them (docs/live-apis.md)
+        config=retry_config(),
         metadata={"gameeval_game": game, "gameeval_options": options.as_dict(),
                   "gameeval_version": spec.version, "gameeval_fingerprint": spec.fingerprint},
     )

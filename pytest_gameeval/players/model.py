@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -18,6 +20,7 @@ from pytest_gameeval.engine.player import Player, Reply, TurnContext, current_tu
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.views import Message
+from pytest_gameeval.players.provider import provider_error, watch_retries
 
 # how much a deterministic seat's temperature rises on each re-prompt (Werewolf Arena raises it by
 # 0.2 a retry). Measured on SmolLM2-135M re-asked after a repeated question, 5 seeds each: at 0 it
@@ -76,6 +79,7 @@ class ModelPlayer(Player):
         self.label = str(model)
         self.structured = structured
         self.conversation = InspectConversation()
+        watch_retries(model)  # progress lines say why a call is being retried
 
     def _temperature(self) -> float | None:
         """The temperature a call is sampled at when the config sets none: the provider's default
@@ -112,12 +116,20 @@ class ModelPlayer(Player):
             output = await self.model.generate(self.conversation.convert(ctx.messages), config=config)
         except (LimitExceededError, EngineError, GameEvalError):
             raise  # budgets and harness bugs are not the model's failure
-        except Exception as e:  # the call failed after inspect's own retries: a chat error
-            return Reply(
-                "", error=f"{type(e).__name__}: {e}"[:500], context_overflow="ContextOverflow" in type(e).__name__
-            )
+        except Exception as e:
+            if "ContextOverflow" in type(e).__name__:  # the model's context is full: the game's own end
+                return Reply("", error=f"{type(e).__name__}: {e}"[:500], context_overflow=True)
+            # anything else failed at the provider (after inspect's retries, where it retries):
+            # no game was played, the front end makes it a harness error with this cause
+            raise provider_error(e, self.model) from None
         finally:
             current_turn.reset(token)
+        if not output.choices:  # a 200 that holds no reply (`choices: []`): unreadable, not a move
+            raise provider_error(ValueError("the response holds no choices (no reply)"), self.model,
+                                 kind="unreadable response")
+        if output.stop_reason == "content_filter":  # the provider withheld the reply: its own kind
+            return Reply("", error=f"the provider's content filter withheld the reply{_said(output)}",
+                         content_filter=True)
         if output.error:
             return Reply("", error=str(output.error)[:500])
         if output.stop_reason == "model_length":  # the provider says the context is full
@@ -133,3 +145,9 @@ class ModelPlayer(Player):
             output_tokens=usage.output_tokens if usage else 0,
             sampling=sampling,
         )
+
+
+def _said(output: Any) -> str:
+    """What the provider said of a filtered reply, if anything (': ...')."""
+    text = (output.completion or "").strip() or str(output.error or "").strip()
+    return f": {' '.join(text.split())[:200]}" if text else ""

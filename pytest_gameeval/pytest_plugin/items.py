@@ -66,6 +66,8 @@ class GameCaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GameCaseError):
+            if str(excinfo.value).startswith("provider failure:"):  # the cause first: CI's summary line shows it
+                return f"{excinfo.value} (harness error while playing {self.name})"
             return f"harness error while playing {self.name}:\n{excinfo.value}"
         if isinstance(excinfo.value, GameEvalError):
             return f"gameeval: {excinfo.value}"

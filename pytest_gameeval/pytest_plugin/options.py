@@ -14,6 +14,7 @@ from pytest_gameeval.backends.local_weights import canonical_local_model
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.players.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
 
 DEFAULT_REPORT = "reports/gameeval-report.json"
@@ -40,7 +41,8 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
         "gameeval_model_args",
         "linelist",
         [],
-        "NAME=VALUE passed to every model the plugin creates, like inspect's -M (repeatable)",
+        "NAME=VALUE passed to every model the plugin creates, like inspect's -M (repeatable); timeout and "
+        "max_retries set inspect's attempt timeout and retries instead of the SDK client's",
     ),
     (
         "--gameeval-games",
@@ -90,6 +92,27 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
         "string",
         "0",
         "concurrent calls per model (inspect's max_connections; 0: the provider's default)",
+    ),
+    (
+        "--gameeval-max-retries",
+        "gameeval_max_retries",
+        "string",
+        str(MAX_RETRIES),
+        "retries of a failed model call (inspect's --max-retries): 429, 5xx, refused connections, timed-out attempts",
+    ),
+    (
+        "--gameeval-timeout",
+        "gameeval_timeout",
+        "string",
+        str(TIMEOUT),
+        "seconds a model call may take with its retries (inspect's --timeout); then the game is a harness error",
+    ),
+    (
+        "--gameeval-attempt-timeout",
+        "gameeval_attempt_timeout",
+        "string",
+        str(ATTEMPT_TIMEOUT),
+        "seconds one attempt of a model call may take before it is retried (inspect's --attempt-timeout)",
     ),
     (
         "--gameeval-shard",
@@ -274,6 +297,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
         concurrency=_number(config, "gameeval_concurrency", int, 1),
         shard_size=_number(config, "gameeval_shard_size", int, 0),
         max_connections=_number(config, "gameeval_max_connections", int, 0),
+        max_retries=_number(config, "gameeval_max_retries", int, 0),
+        timeout=_number(config, "gameeval_timeout", int, 1),
+        attempt_timeout=_number(config, "gameeval_attempt_timeout", int, 1),
         cache=bool(option_value(config, "gameeval_cache")),
         slice=parse_slice(str(option_value(config, "gameeval_shard") or "").strip()),
         gate=GateConfig(

@@ -56,6 +56,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if state.gate_summary and state.gate_summary["verdict"] == "fail" and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if _provider_stopped(state):  # nothing measured: say so apart from a model that got worse
+        from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
+
+        session.exitstatus = PROVIDER_FAILED
+
+
+def _provider_stopped(state: GameEvalState) -> bool:
+    from pytest_gameeval.pytest_plugin.summary import provider_failures
+
+    return state.report is not None and provider_failures(state.report["cases"])["stopped"] is not None
 
 
 def _broken_and_selected(state: GameEvalState, session: pytest.Session) -> list[str]:
@@ -267,8 +277,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if resume_line:
         tr.write_line(resume_line)
     gate = state.gate_summary
-    if gate is None:
-        return
-    tr.write_line("")
-    for text, markup in gate_lines(gate, state.report["models"]["evaluated"]):
-        tr.write_line(text, **markup)
+    if gate is not None:
+        tr.write_line("")
+        for text, markup in gate_lines(gate, state.report["models"]["evaluated"]):
+            tr.write_line(text, **markup)
+    for line in summary.provider_lines(state.report["cases"]):  # last: the cause is what CI shows
+        tr.write_line(line, red=True, bold=True)

@@ -24,7 +24,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
 from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.analysis.report import cases_of, dataset_digest
-from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.errors import GameEvalError, ProviderError
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.play import play_case
@@ -36,6 +36,8 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.games.registry import GAMES, REFERENCE_MODEL, get_spec
 from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
+from pytest_gameeval.players.provider import RETRY_MODEL_ARGS, retry_config
+from pytest_gameeval.pytest_plugin.provider_stop import ProviderStop
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
 
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
@@ -189,12 +191,8 @@ class ModelPool:
     def get(self, model: str) -> Model:
         if model not in self.models:
             try:
-                config = (
-                    GenerateConfig(max_connections=self.settings.max_connections)
-                    if self.settings.max_connections
-                    else None
-                )
                 args = dict(self.settings.model_args)
+                config = self._config(args)
                 if model in self.settings.local_paths:  # the identity keeps only the file's name
                     args["model_path"] = self.settings.local_paths[model]
                 self.models[model] = get_model(model, config=config, **args)
@@ -203,6 +201,21 @@ class ModelPool:
             except Exception as e:  # an unknown provider or bad argument: the user's input
                 raise GameEvalError(f"cannot load model {model!r}: {type(e).__name__}: {e}".splitlines()[0]) from None
         return self.models[model]
+
+    def _config(self, args: dict[str, Any]) -> GenerateConfig:
+        """Each model's GenerateConfig: max_connections and inspect's retry settings (bounded by
+        default, players/retry_defaults.py); a retry setting given as a model argument (`timeout=5`,
+        as a user of the SDK would write it) is taken out of `args` and set here instead."""
+        settings = self.settings
+        retry = {"max_retries": settings.max_retries, "timeout": settings.timeout,
+                 "attempt_timeout": settings.attempt_timeout}
+        for arg, setting in RETRY_MODEL_ARGS.items():
+            if arg in args:
+                retry[setting] = int(args.pop(arg))
+        config = retry_config(**retry)
+        if settings.max_connections:
+            config = config.merge(GenerateConfig(max_connections=settings.max_connections))
+        return config
 
     def check(self) -> None:
         """Load every configured model now, so a bad model string is one clear error up front."""
@@ -257,6 +270,7 @@ class CaseResult:
     error: str | None = None
     seconds: float = 0.0
     reason: str | None = None  # why a case was not played
+    provider: dict[str, Any] | None = None  # a harness error caused by the provider: its cause (ProviderError)
 
     def entry(self) -> dict[str, Any]:
         """This case's line in the report."""
@@ -274,6 +288,8 @@ class CaseResult:
             e["error"] = self.error
         if self.reason:
             e["reason"] = self.reason
+        if self.provider:
+            e["provider"] = self.provider
         return e
 
 
@@ -291,6 +307,7 @@ class Runner:
         self.resumed: dict[str, dict[str, Any]] = {}  # case name -> journal entry of a killed run
         self.reused: list[str] = []  # cases taken from the journal instead of played
         self.progress: dict[str, Any] = {}  # game -> engine.progress.Tally, when progress lines are wanted
+        self.provider_stop = ProviderStop()  # stops the run on the provider's failures
 
     def run(self, coro: Any) -> Any:
         if self._loop is None:
@@ -324,6 +341,8 @@ class Runner:
                 tally.game_finished(resumed.record.label, resumed.scores)  # type: ignore[union-attr]
             return resumed
         async with sem:
+            if self.provider_stop.cause is not None:  # no more games spent on a provider that cannot answer
+                return CaseResult(case, "not played", reason=self.provider_stop.not_played())
             notes: list[str] = []
             start = time.perf_counter()
             if tally is not None:
@@ -338,10 +357,17 @@ class Runner:
                 if tally is not None:
                     tally.started -= 1
                 return CaseResult(case, "not played", reason=str(e))
+            except ProviderError as e:  # not a game played: a harness error with the provider's cause
+                self.provider_stop.failed(e)
+                if tally is not None:
+                    tally.game_finished(None, None)
+                return CaseResult(case, "error", error=f"provider failure: {e.cause}", provider=e.to_dict(),
+                                  seconds=time.perf_counter() - start)
             except Exception:  # a harness or rules bug: the case fails with the traceback
                 if tally is not None:
                     tally.game_finished(None, None)
                 return CaseResult(case, "error", error=traceback.format_exc(), seconds=time.perf_counter() - start)
+            self.provider_stop.played(record.seats)
             if tally is not None:
                 tally.game_finished(record.label, scores)
             if self.journal is not None and not overrides:
@@ -386,15 +412,13 @@ class Runner:
                 last=end >= len(cases),
                 games_played=sum(r.status == "played" for r in played),
             )
-            if gate.stopped:
+            if gate.stopped or self.provider_stop.cause is not None:
                 break
+        reason = (self.provider_stop.not_played() if self.provider_stop.cause is not None else
+                  f"the sequential gate reached its verdict on {gate.game} after {gate.games_used} of "
+                  f"{len(cases)} games")
         for c in cases[start:]:
-            self.results[c.name] = CaseResult(
-                c,
-                "not played",
-                reason=f"the sequential gate reached its verdict on {gate.game} after {gate.games_used} of "
-                       f"{len(cases)} games",
-            )
+            self.results[c.name] = CaseResult(c, "not played", reason=reason)
 
     def play_now(self, case: Case, overrides: dict[str, Any] | None = None) -> CaseResult:
         """One case, now, outside any shard (the user-facing fixture)."""

@@ -121,3 +121,45 @@ def markdown_summary(report: dict[str, Any], report_path: Any, headlines: dict[s
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+PROVIDER_STOPPED = "not played: the run stopped on a provider failure: "
+
+
+def provider_failures(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's failures at the provider: games lost to them (harness errors, never played), games
+    not started because the run stopped, the causes (most frequent first) and whether it stopped."""
+    from collections import Counter
+
+    failed = [c for c in cases if c.get("provider")]
+    stopped = [c for c in cases if str(c.get("reason") or "").startswith(PROVIDER_STOPPED)]
+    causes = Counter(c["provider"]["cause"] for c in failed)
+    stop_cause = str(stopped[0]["reason"]).removeprefix(PROVIDER_STOPPED) if stopped else None
+    return {"failed": len(failed), "not_started": len(stopped), "causes": [c for c, _ in causes.most_common()],
+            "stopped": stop_cause or next((c["provider"]["cause"] for c in failed if c["provider"].get("fatal")), None)}
+
+
+def content_filtered(cases: list[dict[str, Any]]) -> int:
+    """Games a provider's content filter ended (played, outcome aborted: not the model's forfeit)."""
+    return sum(bool((c.get("failures") or {}) and any((f or {}).get("content_filter") for f in c["failures"].values()))
+               for c in cases if c.get("status") == "played")
+
+
+def provider_lines(cases: list[dict[str, Any]]) -> list[str]:
+    """The summary's last lines when the provider failed: what, how many games, and the exit code."""
+    from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
+
+    lost = provider_failures(cases)
+    lines = []
+    filtered = content_filtered(cases)
+    if filtered:
+        lines.append(f"gameeval: {filtered} {'game' if filtered == 1 else 'games'} ended by the provider's content "
+                     "filter (outcome aborted, failure kind content_filter; not counted as the model's forfeit)")
+    if not lost["failed"] and not lost["not_started"]:
+        return lines
+    counts = f"{lost['failed']} {'game' if lost['failed'] == 1 else 'games'} failed at the provider"
+    if lost["not_started"]:
+        counts += f", {lost['not_started']} not started"
+    if lost["stopped"]:
+        return lines + [f"gameeval: the run stopped ({counts}; exit {PROVIDER_FAILED}): {lost['stopped']}"]
+    return lines + [f"gameeval: {counts} (harness errors, not played): {lost['causes'][0]}"]
