@@ -62,7 +62,10 @@ def build_tasks(
     return tasks
 
 
-def play(tasks: list[Any], log_dir: Path, *, limit: int | None, epochs: int | None, display: str | None) -> None:
+def play(tasks: list[Any], log_dir: Path, *, limit: int | None, epochs: int | None, display: str | None,
+         **retries: int | None) -> None:
+    """Play the tasks with inspect's eval_set; `retries` (max_retries, timeout, attempt_timeout) override
+    the tasks' bounded defaults where given."""
     from inspect_ai import eval_set
 
     from pytest_gameeval.analysis.tournament import harness_errors
@@ -74,7 +77,8 @@ def play(tasks: list[Any], log_dir: Path, *, limit: int | None, epochs: int | No
         "retry_attempts": 0,
         "retry_immediate": False,
     }
-    kwargs.update({k: v for k, v in (("limit", limit), ("epochs", epochs), ("display", display)) if v is not None})
+    given = {"limit": limit, "epochs": epochs, "display": display, **retries}
+    kwargs.update({k: v for k, v in given.items() if v is not None})
     ok, logs = eval_set(tasks, **kwargs)
     if not ok:
         errors = harness_errors(logs)

@@ -184,11 +184,12 @@ def run(
 
 
 RETRY_ATTEMPTS, RETRY_WAIT = 10, 30.0  # as eval_set's own defaults
-_HARNESS_ERRORS = ("EngineError", "GameEvalError")
+_HARNESS_ERRORS = ("EngineError", "GameEvalError", "ProviderError")
 
 
 def harness_errors(logs: list[Any]) -> list[str]:
-    """One line per failed log whose error is ours (EngineError, GameEvalError), not the model's."""
+    """One line per failed log whose error is ours (EngineError, GameEvalError) or the provider's
+    (ProviderError: a wrong key, a dead server), not the model's."""
     found = []
     for log in logs:
         error = getattr(log, "error", None)

@@ -15,6 +15,7 @@ from pytest_gameeval.analysis.verdict_table import markdown
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.players.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ROLE=MODEL",
         help="bind an opponent role to a model for both A and B (default: each game's declared opponents)",
     )
+    parser.add_argument("--max-retries", type=int, default=None,
+                        help=f"retries of a failed model call (inspect's --max-retries; default {MAX_RETRIES})")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help=f"seconds a model call may take with its retries (inspect's --timeout; default {TIMEOUT})")
+    parser.add_argument("--attempt-timeout", type=int, default=None,
+                        help=f"seconds one attempt may take (inspect's --attempt-timeout; default {ATTEMPT_TIMEOUT})")
     parser.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
     parser.add_argument(
         "--tolerance", type=float, default=0.1, help="a difference within ±this is 'same' (default 0.1)"
@@ -87,7 +94,8 @@ def main(argv: list[str]) -> int:
     roles = dict(key_value_pairs(args.role, "--role", allow_empty_value=True))
     if not args.analyze_only:
         tasks = build_tasks(games, names, task_args, roles)
-        play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display)
+        retries = {"max_retries": args.max_retries, "timeout": args.timeout, "attempt_timeout": args.attempt_timeout}
+        play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display, **retries)
     cases, played_by, log_versions = cases_from_logs(log_dir)
     versions = check_versions(games, log_versions, log_dir, allow=args.allow_version_change)
     result = analyze(games, cases, names, alpha=args.alpha, tolerance=args.tolerance, metrics=metrics)

@@ -45,6 +45,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.is_worker:
         session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
         return
+    if exitstatus == pytest.ExitCode.INTERRUPTED:  # killed (Ctrl-C, SIGTERM from CI): keep the journal
+        _say_interrupted(session, state)
+        return
     payloads = state.merged if state.is_controller else [_local_payload(state)]
     if not any(p["cases"] for p in payloads) and not _broken_and_selected(state, session):
         return  # no game case ran (deselected or skipped): nothing to report
@@ -60,6 +63,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
 
         session.exitstatus = PROVIDER_FAILED
+
+
+def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
+    """No report from a run cut short (it would hold only some games, and writing it clears the
+    journal): the finished games stay in the journal, and the same command with --gameeval-resume
+    plays only the rest."""
+    from pytest_gameeval.pytest_plugin.journal import journal_files, load_journal
+
+    report_path = report_path_of(state)
+    kept = len(load_journal(report_path))
+    where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
+    session.config.get_terminal_writer().line(
+        f"\ngameeval: interrupted: no report written; {kept} finished {'game' if kept == 1 else 'games'} kept in "
+        f"{where}; run the same command with --gameeval-resume to play only the rest", red=True)
 
 
 def _provider_stopped(state: GameEvalState) -> bool:

@@ -38,6 +38,21 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"gameeval: {e}") from None
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(state), "gameeval-xdist")
+    if settings.model:
+        _interrupt_on_sigterm()
+
+
+def _interrupt_on_sigterm() -> None:
+    """CI stops a job that ran too long with SIGTERM, which by default kills Python where it stands.
+    As Ctrl-C instead, pytest ends the session as interrupted (exit 2) and says where the finished
+    games are kept (report_writer). A handler the user installed is left alone."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
 def _check_usage(state: GameEvalState) -> None:

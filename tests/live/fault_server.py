@@ -6,6 +6,7 @@ Never a model: healthy answers are legal Ask-Guess moves (the Questioner asks a 
 asked, the Answerer says "No."), so a healthy game runs its rounds out. Faults (`--fault`):
 
     healthy            every call answered
+    slow               every call answered after 0.5 s
     401                every call: 401 with the provider's own error body ("Incorrect API key ...")
     truncated          200 with a JSON body cut off mid-object
     empty-choices      200 with `choices: []`
@@ -36,7 +37,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-FAULTS = ("healthy", "401", "truncated", "empty-choices", "429", "429-first", "500-some", "hang", "content-filter")
+FAULTS = ("healthy", "slow", "401", "truncated", "empty-choices", "429", "429-first", "500-some", "hang",
+          "content-filter")
 QUESTIONS = ("Is it alive?", "Is it bigger than a shoe box?", "Is it found indoors?", "Is it made by people?",
              "Does it have legs?", "Can it fly?", "Does it live in water?", "Is it used for travel?")
 OPENAI_401 = {"error": {"message": "Incorrect API key provided: sk-wrong. You can find your API key at your "
@@ -103,6 +105,8 @@ def make_app(faults: Faults) -> Starlette:
             return await _hang()
         if (early := _common(fault, anthropic=False)) is not None:
             return early
+        if fault == "slow":
+            await asyncio.sleep(0.5)
         content = "" if fault == "content-filter" else reply_for(messages)
         finish = "content_filter" if fault == "content-filter" else "stop"
         choices = [] if fault == "empty-choices" else [
