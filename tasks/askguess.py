@@ -2,7 +2,8 @@
 
 Task arguments: -T mode=easy|hard (hard), max_rounds=30, words=apple,bear, seed=0,
 style=chat|flat, cot=false, limit=N, shuffle=false. The answerer is
-`--model-role answerer=...`; unbound, the evaluated model plays it (self-play, as in the paper).
+`--model-role answerer=...`; unbound, the game's reference answerer plays it (opponents=reference,
+the default; opponents=self has the evaluated model answer too, as in the paper).
 """
 
 from inspect_ai import Task, task

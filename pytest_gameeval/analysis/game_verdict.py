@@ -68,7 +68,9 @@ def no_played_game(cases: Sequence[Mapping[str, Any]]) -> str | None:
     """Why one side's cases of a game give no evidence (None when some were played): the one
     wording of "missing" for the gate, `report diff` and `compare`."""
     if not any(c["status"] == "played" for c in cases):
-        return _none_played(sum(c["status"] == "error" for c in cases))
+        why = _none_played(sum(c["status"] == "error" for c in cases))
+        provider = next((c["provider"]["cause"] for c in cases if c.get("provider")), None)
+        return f"{why}; the provider failed: {provider}" if provider else why
     return None
 
 

@@ -27,7 +27,8 @@ EVALUATED = "evaluated"  # the model role of the model under evaluation
 # failure counts of a record (GameRecord.failure_totals) as a reader says them
 FAILURE_NAMES = {"format": "format errors", "rule": "rule violations",
                  "degenerate": "degenerate moves (rule violations: well-formed, no content)",
-                 "chat": "failed calls (chat errors)", "forfeit": "turns forfeited"}
+                 "chat": "failed calls (chat errors)", "forfeit": "turns forfeited",
+                 "content_filter": "replies withheld by the provider's content filter"}
 
 
 @dataclass

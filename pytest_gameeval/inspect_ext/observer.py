@@ -22,7 +22,7 @@ from inspect_ai.util import span
 
 from pytest_gameeval.engine.errors import ParseError
 from pytest_gameeval.engine.events import ACTION, FAILURE, HOST_MSG, JUDGEMENT, REPLY, SPEECH, Event
-from pytest_gameeval.engine.game import CHAT_ERROR, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
+from pytest_gameeval.engine.game import CHAT_ERROR, CONTENT_FILTER, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
 from pytest_gameeval.engine.parsing import last_json_object
 from pytest_gameeval.engine.seating import BOUND, why_played
 from pytest_gameeval.engine.spec import EVALUATED
@@ -34,6 +34,7 @@ FAILURE_WORDS = {
     FORMAT_ERROR: "could not be read (format error)",
     RULE_VIOLATION: "broke a rule (rule violation)",
     CHAT_ERROR: "got no reply: the model call failed (chat error)",
+    CONTENT_FILTER: "got no reply: the provider's content filter withheld it",
 }
 MIN_REPEAT = 60  # a repeated instruction tail shorter than this is written out again
 

@@ -17,7 +17,7 @@ from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.inspect_ext.solver import RECORD_KEY
 
 FAILURE_KEYS = {"format": "format_errors", "rule": "rule_violations", "degenerate": "degenerate_moves",
-                "chat": "chat_errors", "forfeit": "forfeits"}
+                "chat": "chat_errors", "forfeit": "forfeits", "content_filter": "content_filtered"}
 
 
 def _short_named_metric(name: str, doc: str):

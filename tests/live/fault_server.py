@@ -15,6 +15,7 @@ asked, the Answerer says "No."), so a healthy game runs its rounds out. Faults (
     500-some           30 % of calls 500 (seeded), the rest healthy
     hang               accepts the request and never answers
     content-filter     200, finish_reason content_filter, empty content
+    no-stream          Anthropic: a whole JSON message although the request asked for a stream
 
 OpenAI's chat completions at /v1/chat/completions, Anthropic's Messages at /v1/messages (streamed as
 server-sent events when the request asks `stream: true`, as inspect's Anthropic provider does).
@@ -38,7 +39,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 FAULTS = ("healthy", "slow", "401", "truncated", "empty-choices", "429", "429-first", "500-some", "hang",
-          "content-filter")
+          "content-filter", "no-stream")
 QUESTIONS = ("Is it alive?", "Is it bigger than a shoe box?", "Is it found indoors?", "Is it made by people?",
              "Does it have legs?", "Can it fly?", "Does it live in water?", "Is it used for travel?")
 OPENAI_401 = {"error": {"message": "Incorrect API key provided: sk-wrong. You can find your API key at your "
@@ -125,7 +126,7 @@ def make_app(faults: Faults) -> Starlette:
         if (early := _common(fault, anthropic=True)) is not None:
             return early
         text = reply_for(body.get("messages", []), system)
-        if body.get("stream"):
+        if body.get("stream") and fault != "no-stream":
             return StreamingResponse(_anthropic_events(text, body.get("model", "loopback")),
                                      media_type="text/event-stream")
         return JSONResponse(_anthropic_message(text, body.get("model", "loopback")))

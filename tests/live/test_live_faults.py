@@ -101,6 +101,7 @@ FAST = [  # (fault or a URL of our own, provider, words of the cause)
     ("truncated", "openai", "unreadable response: JSONDecodeError"),
     ("empty-choices", "openai", "unreadable response: the response holds no choices"),
     ("port-typo", "openai", "base URL is not valid: connect(): port must be 0-65535"),
+    ("no-stream", "anthropic", "call failed: AssertionError"),  # a body inspect's streaming reader cannot use
 ]
 
 
