@@ -13,7 +13,7 @@ from pytest_gameeval.engine.errors import EngineError, ParseError, RuleViolation
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REFEREE_ONLY, REPLY, Event
 from pytest_gameeval.engine.game import CHAT_ERROR, CONTENT_FILTER, FORMAT_ERROR, RULE_VIOLATION, Game, Turn
 from pytest_gameeval.engine.live import LiveGame, register, unregister
-from pytest_gameeval.engine.player import Player, TurnContext
+from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.views import quote, render, visible_events
 
@@ -92,15 +92,8 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         usage["calls"] += 1
         usage["input_tokens"] += reply.input_tokens
         usage["output_tokens"] += reply.output_tokens
-        if reply.error is not None:
-            kind = CONTENT_FILTER if reply.content_filter else CHAT_ERROR
-            failures = session.failures[turn.seat]
-            failures[kind] = failures.get(kind, 0) + 1
-            data = {"kind": kind, "action": turn.action, "attempt": attempt,
-                    **({"context_overflow": True} if reply.context_overflow else {})}
-            note(game.log(Event(FAILURE, reply.error, turn.seat, REFEREE_ONLY, game.round, data)))
-            result = _Result(False, kind=kind, detail=reply.error, events=logged, overflow=reply.context_overflow)
-            return _settled(session, result)  # inspect already retried the call
+        if reply.error is not None:  # inspect already retried the call
+            return _settled(session, _call_failed(game, turn, reply, attempt, session, note, logged))
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {}),
                 **({"sampling": reply.sampling} if reply.sampling else {})}
         answer = game.log(Event(REPLY, reply.text, turn.seat, (turn.seat,), game.round, data))
@@ -129,6 +122,19 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
                 earlier = session.moves.get((turn.seat, turn.action), []) if turn.no_repeat else []
                 note(game.host(correction(kind, problem, earlier), to=(turn.seat,), correction=True))
     return _settled(session, last)
+
+
+def _call_failed(game: Game, turn: Turn, reply: Reply, attempt: int, session: _Session,
+                 note: Callable[[Event], None], logged: list[Event]) -> _Result:
+    """A reply that is no reply: the model call failed (a chat error, or the context is full) or
+    the provider's content filter withheld it (its own kind, counted only where it happened)."""
+    kind = CONTENT_FILTER if reply.content_filter else CHAT_ERROR
+    failures = session.failures[turn.seat]
+    failures[kind] = failures.get(kind, 0) + 1
+    data = {"kind": kind, "action": turn.action, "attempt": attempt,
+            **({"context_overflow": True} if reply.context_overflow else {})}
+    note(game.log(Event(FAILURE, reply.error or "", turn.seat, REFEREE_ONLY, game.round, data)))
+    return _Result(False, kind=kind, detail=reply.error or "", events=logged, overflow=reply.context_overflow)
 
 
 def correction(kind: str, problem: Exception, earlier: list[str]) -> str:

@@ -20,6 +20,7 @@ from pytest_gameeval.engine.player import Player, Reply, TurnContext, current_tu
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.views import Message
+from pytest_gameeval.players import fast_path
 from pytest_gameeval.players.provider import provider_error, watch_retries
 
 # how much a deterministic seat's temperature rises on each re-prompt (Werewolf Arena raises it by
@@ -112,6 +113,7 @@ class ModelPlayer(Player):
         config = self._config(ctx)
         sampling = {"temperature": config.temperature if config.temperature is not None else self._temperature(),
                     **({"seed": config.seed, "resampled": True} if config.seed is not None and ctx.attempt else {})}
+        fast_path.install(self.model)  # each call: inspect may have made its SDK client anew
         try:
             output = await self.model.generate(self.conversation.convert(ctx.messages), config=config)
         except (LimitExceededError, EngineError, GameEvalError):

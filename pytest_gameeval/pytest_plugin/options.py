@@ -131,6 +131,14 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
     ),
     ("--gameeval-cache", "gameeval_cache", "bool", False, "cache model calls with inspect's cache"),
     (
+        "--gameeval-fast-path",
+        "gameeval_fast_path",
+        "bool",
+        True,
+        "send a chat request's messages past the openai SDK's client-side walk of them, byte for byte the same body "
+        "(on by default; players/fast_path.py, docs/performance.md)",
+    ),
+    (
         "--gameeval-only",
         "gameeval_only",
         "bool",
@@ -195,6 +203,8 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
 # said for each, since "do not" + the flag's own help reads wrong for most of them
 _NEGATED_HELP = {
     "--gameeval-cache": "do not cache model calls (overrides gameeval_cache = true in the ini file)",
+    "--gameeval-fast-path": "let the openai SDK walk every request's messages itself, as without pytest-gameeval "
+                            "(the fast path off; also GAMEEVAL_FAST_PATH=0)",
     "--gameeval-only": "collect test files as usual beside the game cases (overrides gameeval_only = true in the ini "
                        "file)",
     "--gameeval-resume": "play every case afresh, not reusing a killed run's journal (overrides gameeval_resume = "

@@ -12,6 +12,7 @@ import pytest
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
 from pytest_gameeval.games.registry import GAMES
+from pytest_gameeval.players.fast_path import ENV as FAST_PATH_ENV
 from pytest_gameeval.pytest_plugin.options import option_value, rootdir_moved, settings_from_config
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
 from pytest_gameeval.pytest_plugin.xdist_hooks import XdistHooks
@@ -40,6 +41,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(state), "gameeval-xdist")
     if settings.model:
         _interrupt_on_sigterm()
+        if not option_value(config, "gameeval_fast_path"):  # the player reads it per call, xdist workers inherit it
+            os.environ[FAST_PATH_ENV] = "0"
 
 
 def _interrupt_on_sigterm() -> None:

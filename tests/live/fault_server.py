@@ -65,6 +65,7 @@ class Faults:
         self.rng = random.Random(seed)
         self.served: Counter[str] = Counter()
         self.first_calls: Counter[str] = Counter()  # conversation (its system prompt) -> calls seen
+        self.bodies: list[str] = []  # every chat request body, as received
 
     def pick(self, conversation: str) -> str:
         fault = self.fault
@@ -99,7 +100,9 @@ async def _hang() -> Response:
 
 def make_app(faults: Faults) -> Starlette:
     async def chat(request: Request) -> Response:
-        body = await request.json()
+        raw = await request.body()
+        faults.bodies.append(raw.decode("utf-8"))  # as it came over the wire (the fast path's tests)
+        body = json.loads(raw)
         messages = body.get("messages", [])
         fault = faults.pick(str(messages[0].get("content", ""))[:200] if messages else "")
         if fault == "hang":
@@ -134,9 +137,13 @@ def make_app(faults: Faults) -> Starlette:
     async def stats(request: Request) -> JSONResponse:
         return JSONResponse(dict(faults.served))
 
+    async def bodies(request: Request) -> JSONResponse:
+        return JSONResponse(faults.bodies)
+
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]),
                              Route("/v1/messages", messages, methods=["POST"]),
-                             Route("/_faults/served", stats, methods=["GET"])])
+                             Route("/_faults/served", stats, methods=["GET"]),
+                             Route("/_faults/bodies", bodies, methods=["GET"])])
 
 
 def _anthropic_message(text: str, model: str) -> dict[str, Any]:
