@@ -457,6 +457,7 @@ def key_of(result: dict[str, Any]) -> str:
         return "startup"
     extra = f" {result['extra']}" if result.get("extra") else ""
     extra += " profiled" if "profile" in result else ""
+    extra += " fast-path-off" if result.get("fast_path") == "off" else ""
     return (
         f"{result['front']} latency={result['latency_s']} connections={result['connections']} games={result['games']} "
         f"rounds={result['rounds']} workers={result['workers']}{extra}"
@@ -497,13 +498,19 @@ def table(path: Path) -> str:
             (" -n {}" if r["front"] == "pytest" else " × {} processes").format(r["workers"]) if r["workers"] else ""
         )
         lines.append(
-            f"| {front} | {r['latency_s']} s | {r['games']}, {r['connections']} | {r['rounds']} | {r.get('extra', '')} "
+            f"| {front} | {r['latency_s']} s | {r['games']}, {r['connections']} | {r['rounds']} | {_extra(r)} "
             f"| {r['cpu_ms_per_call']} / {r['play_cpu_ms_per_call']} | {over_transform(r)} | "
             f"{r.get('late_over_early', '')} | {r['startup_s']} s "
             f"| {r['ideal_over_wall']} ({r['ideal_over_play_span']}) | {r['calls_per_s_per_process']} "
             f"| {r['load_average_before'][0]} | {r['date'][:16]} |"
         )
     return "\n".join(lines)
+
+
+def _extra(run: dict[str, Any]) -> str:
+    """The table's extra column: the front end's extra arguments and the fast path's state."""
+    fast = f"fast path {run['fast_path']}" if "fast_path" in run else ""
+    return " ".join(part for part in (run.get("extra", ""), fast) if part)
 
 
 def profile_tables(path: Path, top: int = 12) -> str:
@@ -585,6 +592,8 @@ def main() -> None:
                              profile=args.profile and str(Path(args.profile).resolve()))
             if extra_args:
                 result["extra"] = extra_args
+            # players/fast_path.py: on unless GAMEEVAL_FAST_PATH=0 is set for the run (a same-time A/B)
+            result["fast_path"] = "off" if os.environ.get("GAMEEVAL_FAST_PATH", "1") in ("0", "off", "false") else "on"
             results.append(result)
             print(json.dumps(result), flush=True)
     if not args.no_save:
