@@ -74,23 +74,23 @@ def _wrapped(create: Callable[..., Any], bulk: str) -> Callable[..., Any]:
 
 def install(model: Any) -> str:
     """Speed up `model`'s calls where its provider holds an openai SDK client; returns the state
-    ("on", "off" or why it is unavailable) for benchmarks and reports."""
+    ("on" when its chat completions go the fast way, "off", or why it is unavailable)."""
     if not enabled():
         return "off"
     target = getattr(model, "_model", model)  # the plugin's cache wrapper holds the Model
     client = getattr(getattr(target, "api", None), "client", None)
     if client is None or not type(client).__module__.startswith("openai"):
         return "unavailable: not an openai SDK client"
-    states = []
+    states: dict[str, str] = {}
     for path, bulk in RESOURCES:
         resource = _resource(client, path)
         create = getattr(resource, "create", None)
         if create is None:
             continue
         if getattr(create, "gameeval_fast_path", False):
-            states.append("on")
+            states[path] = "on"
             continue
-        if not python_inspect.iscoroutinefunction(create) or not _shaped_as_expected(create, bulk):
+        if not _shaped_as_expected(create, bulk):  # (the SDK's create is a plain function returning a coroutine)
             _notice(f"{type(resource).__name__}.create of this openai SDK does not take {bulk}= and extra_body= "
                     "as keywords (the SDK changed); requests go the SDK's own way")
             continue
@@ -99,5 +99,5 @@ def install(model: Any) -> str:
         except (AttributeError, TypeError):
             _notice(f"cannot wrap {type(resource).__name__}.create; requests go the SDK's own way")
             continue
-        states.append("on")
-    return "on" if states else "unavailable: no chat or responses resource on the client"
+        states[path] = "on"
+    return "on" if states.get("chat.completions") == "on" else "unavailable: chat completions not wrapped"

@@ -56,6 +56,7 @@ async def _send(url: str, fast: bool) -> None:
     model = get_model("openai-api/loopback/bench", base_url=f"{url}/v1", api_key="sk-test", memoize=False)
     state = fast_path.install(model) if fast else "off"
     assert state == ("on" if fast else "off")
+    assert getattr(model.api.client.chat.completions.create, "gameeval_fast_path", False) is fast
     for messages in conversations():
         await model.generate(messages, config=GenerateConfig(max_tokens=20, temperature=0.5))
 
@@ -91,6 +92,17 @@ def test_whole_games_send_the_same_bytes_and_play_the_same(tmp_path, style):
             runs[fast] = (bodies(url), [(c["id"], c["outcome"], c["scores"], c["usage"]) for c in cases])
     assert runs["1"][0] == runs["0"][0] and len(runs["1"][0]) >= 8
     assert runs["1"][1] == runs["0"][1]
+
+
+def test_both_openai_providers_take_it(monkeypatch):
+    monkeypatch.setenv(fast_path.ENV, "1")
+    for name in ("openai/gpt-4o-mini", "openai-api/loopback/bench"):
+        model = get_model(name, base_url="http://127.0.0.1:9/v1", api_key="sk-test", memoize=False)
+        assert fast_path.install(model) == "on"
+        assert model.api.client.chat.completions.create.gameeval_fast_path
+        assert model.api.client.responses.create.gameeval_fast_path
+    monkeypatch.setenv(fast_path.ENV, "0")
+    assert fast_path.install(get_model("openai/gpt-4o-mini", api_key="sk-test", memoize=False)) == "off"
 
 
 class _ChangedCompletions:
