@@ -15,7 +15,7 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from pytest_gameeval.engine.errors import RuleViolation
 from pytest_gameeval.engine.matching import normalize, squash
@@ -46,21 +46,24 @@ def vote_format(name: str, options: list[str], *before: Field) -> ReplyFormat:
     return ReplyFormat(name, (*before, Field("name", "<the player you vote for>", enum=tuple(options))))
 
 
-def ballot_parser(voter: str, options: list[str], alive: list[str], names: list[str], reply: ReplyFormat | None = None):
+def ballot_parser(voter: str, options: list[str], alive: list[str], names: list[str], reply: ReplyFormat | None = None,
+                  *, read: Callable[[str], dict[str, Any]] | None = None, self_vote: bool = False):
     """parse(text) -> Ballot for one voter; format errors and rule violations as the engine wants.
-    `reply`: the vote's reply format (default: just the name)."""
+    `reply`: the vote's reply format (default: just the name); `read`: how a reply's fields are read
+    (default: `reply.read`); `self_vote`: a vote for oneself counts (GameEval's harness counted it)."""
     reply = reply or vote_format("vote", options)
+    read = read or reply.read
 
     def parse(text: str) -> Ballot:
-        fields = reply.read(text)
+        fields = read(text)
         choice = match_name(fields["name"], names)
         if choice is None:
             raise RuleViolation(f"there is no player called {fields['name'][:40]!r}; make a choice from {options}")
-        if choice == voter:
+        if choice == voter and not self_vote:
             raise RuleViolation(f"you cannot vote for yourself; make a choice from {options}")
         if choice not in alive:
             raise RuleViolation(f"{choice} is out of the game; make a choice from {options}")
-        if choice not in options:
+        if choice not in options and choice != voter:  # the voter is no option, but may count (self_vote)
             raise RuleViolation(f"{choice} is not among the players you may vote for now; make a choice from {options}")
         return Ballot(choice, fields)
 

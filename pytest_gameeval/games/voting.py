@@ -102,13 +102,17 @@ class SpyWordGame(Game):
     end_settled_ties = False
 
     def __init__(self, spy_word: str, villager_word: str, rng: random.Random, options: SpyWordOptions, *,
-                 info: dict[str, Any] | None = None):
+                 info: dict[str, Any] | None = None, seated: tuple[list[str], str] | None = None):
+        """`seated`: (seat names in seat order, the spy) of a recorded game replayed (players/replay.py);
+        else the names come from `options.naming` and the spy's seat from `rng`."""
         n = options.players
         end = options.end_players
         if not 2 <= end < n:
             raise GameEvalError(f"end_players must be at least 2 and below players ({n}), not {end}")
-        names = seat_names(options.naming, n)
-        spy_index = rng.randrange(n) if options.shuffle_seats else 0
+        if seated is not None and (len(seated[0]) != n or seated[1] not in seated[0]):
+            raise GameEvalError(f"a replayed game seats {n} players, the spy among them, not {seated}")
+        names = list(seated[0]) if seated else seat_names(options.naming, n)
+        spy_index = names.index(seated[1]) if seated else rng.randrange(n) if options.shuffle_seats else 0
         seats = [
             Seat(name, SPY if i == spy_index else VILLAGER, {"word": spy_word if i == spy_index else villager_word})
             for i, name in enumerate(names)
@@ -160,6 +164,12 @@ class SpyWordGame(Game):
 
     def on_pre_vote(self, turn: Turn, action: Any | None, failure: str | None) -> None:
         pass
+
+    def forced_out(self, leaders: list[str]) -> str | None:
+        """The player out after this round's first ballot whatever its tally (None: the tally decides).
+        Only a replay overrides it: a recorded game's eliminations keep every later recorded reply
+        meeting the living players its model saw, even where our rules counted a vote differently."""
+        return None
 
     def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
         """The public words that go with a vote (SpyFall: the `speak` field); None: no words."""
@@ -295,7 +305,11 @@ class SpyWordGame(Game):
         tally = stage.tally()
         self.host("Votes received: " + ", ".join(f"{c}: {tally[c]}" for c in stage.candidates) + ".")
         leaders = stage.leaders()
-        if len(leaders) == 1:
+        forced = self.forced_out(leaders) if stage.kind == "first" else None
+        if forced is not None:
+            self.judge("elimination forced to the recorded game's", leaders=leaders, forced=forced)
+            self._eliminate(forced, "vote" if leaders == [forced] else "forced")
+        elif len(leaders) == 1:
             self._eliminate(leaders[0], "vote")
         elif stage.kind == "first" and self.revote and self.end_settled_ties and self._settled_tie(leaders):
             self.host(f"It is a tie between {', '.join(leaders)}. Whichever of them is out, only "

@@ -17,7 +17,8 @@ from pytest_gameeval.engine.replies import Field, ReplyFormat
 from pytest_gameeval.games.ballots import vote_format
 
 # -- protocol=paper: the prompts as first written ----------------------------------------------
-THOUGHT = Field("thought", "<your private reasoning>", 100, content="private")
+# the thought is optional (GameEval's rules never require it; its harness read replies without one)
+THOUGHT = Field("thought", "<your private reasoning>", 100, content="private", required=False)
 DESCRIBE = ReplyFormat("spyfall_describe", (THOUGHT, Field("speak", "<your description>", 120)))
 DESCRIBE_FORMAT = (
     DESCRIBE.format_line() + " Only the speak field is heard by the other players; your thought stays private."
@@ -65,7 +66,7 @@ def vote_instruction(options: list[str], revote: bool) -> str:
 # -- the default protocol: the same asks, shorter ----------------------------------------------
 # SmolLM2-135M wrote its thought to the cap in 3 of 4 replies (docs/performance.md); every seat reads
 # every description and vote reason again, so the public caps cost most
-SHORT_THOUGHT = Field("thought", "<your private reasoning>", 60, content="private")
+SHORT_THOUGHT = Field("thought", "<your private reasoning>", 60, content="private", required=False)
 SHORT_DESCRIBE = ReplyFormat("spyfall_describe", (SHORT_THOUGHT, Field("speak", "<your description>", 80)))
 
 

@@ -18,6 +18,7 @@ from pytest_gameeval.engine.game import Turn
 from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.ballots import Ballot, VoteStage, ballot_parser
+from pytest_gameeval.games.referee_reading import read_move
 from pytest_gameeval.games.spyfall import prompts
 from pytest_gameeval.games.voting import SPY, VILLAGER, SpyWordGame, SpyWordOptions, no_own_word
 
@@ -38,6 +39,10 @@ class SpyFallGame(SpyWordGame):
 
     def seated(self) -> None:
         self.prompts = prompts.for_protocol(self.options.protocol)
+        # protocol=paper accepts what GameEval's harness accepted (its published games, issue 45):
+        # well-formed JSON only, a vote for oneself, the own word said (its rules forbid it in a
+        # description, its code checks it nowhere)
+        self.paper = self.options.protocol == "paper"
 
     def round_opening(self) -> str:
         short = self.prompts.round_opening
@@ -54,7 +59,9 @@ class SpyFallGame(SpyWordGame):
         word = self.seats[seat].private["word"]
 
         def parse(text: str) -> dict[str, str]:
-            fields = self.prompts.describe.read(text)
+            fields = read_move(self.prompts.describe, text, near_json=not self.paper)
+            if self.paper:  # GameEval's harness published any speak: empty, long, or saying the word
+                return fields
             fields["speak"] = plain_text(fields["speak"], max_chars=600)
             no_own_word(fields["speak"], word)
             return fields
@@ -63,12 +70,14 @@ class SpyFallGame(SpyWordGame):
 
     def vote_turn(self, seat: str, candidates: list[str], stage: VoteStage) -> Turn:
         reply = self.prompts.vote(candidates)
-        parse = ballot_parser(seat, candidates, self.alive, self.names, reply)
+        parse = ballot_parser(seat, candidates, self.alive, self.names, reply, self_vote=self.paper,
+                              read=lambda text: read_move(reply, text, near_json=not self.paper))
         word = self.seats[seat].private["word"]
 
         def parse_vote(text: str) -> Ballot:
             ballot = parse(text)
-            no_own_word(ballot.fields["speak"], word)  # the reason is public too
+            if not self.paper:  # the reason is public too; GameEval checks the word in descriptions only
+                no_own_word(ballot.fields["speak"], word)
             return ballot
 
         return Turn(seat, "vote", self.prompts.vote_instruction(candidates, stage.kind == "revote"), parse_vote,
