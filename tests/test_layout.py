@@ -29,6 +29,7 @@ LAYERS = (
     ("engine",),  # the ground: seats, events, views, the player contract, the turn loop, records
     ("metrics", "players"),  # statistics shared over records; implementations of engine.player.Player
     ("games",),  # rules, prompts, scripted policies, a game's metrics
+    ("published",),  # the papers' own published games, read and replayed through our rules
     # our side of inspect: the task, solver and scorer, and how a model plays a seat (decoding);
     # the model providers inspect loads (gameeval/local, gameeval/scripted)
     ("inspect_ext", "backends"),
@@ -43,6 +44,7 @@ ALLOWED = {
     "metrics": {"engine"},
     "players": {"engine"},
     "games": {"engine", "metrics"},
+    "published": {"engine", "games", "players"},
     "inspect_ext": {"engine", "metrics", "players", "games"},
     "backends": {"engine", "games", "inspect_ext"},
     "analysis": {"engine", "metrics", "players", "games", "inspect_ext", "backends"},

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gameeval.engine.game import Turn
+from pytest_gameeval.engine.matching import mentions
 from pytest_gameeval.engine.options import option
 from pytest_gameeval.engine.parsing import plain_text
 from pytest_gameeval.games.ballots import Ballot, VoteStage, ballot_parser
@@ -72,19 +73,19 @@ class SpyFallGame(SpyWordGame):
         reply = self.prompts.vote(candidates)
         parse = ballot_parser(seat, candidates, self.alive, self.names, reply, self_vote=self.paper,
                               read=lambda text: read_move(reply, text, near_json=not self.paper))
-        word = self.seats[seat].private["word"]
-
-        def parse_vote(text: str) -> Ballot:
-            ballot = parse(text)
-            if not self.paper:  # the reason is public too; GameEval checks the word in descriptions only
-                no_own_word(ballot.fields["speak"], word)
-            return ballot
-
-        return Turn(seat, "vote", self.prompts.vote_instruction(candidates, stage.kind == "revote"), parse_vote,
+        return Turn(seat, "vote", self.prompts.vote_instruction(candidates, stage.kind == "revote"), parse,
                     data={"options": candidates, "stage": stage.kind}, reply=reply)
 
     def describe_reason(self, seat: str, ballot: Ballot) -> str | None:
-        return ballot.fields.get("speak") or None
+        """The vote's public reason. Under the default protocol a reason saying the voter's own word
+        is withheld, not rejected: the vote is a legal move by the paper's rules (which forbid the
+        word in descriptions only, and GPT-4 said it in 3 of 415 real votes), but the word must not
+        reach the other seats."""
+        reason = ballot.fields.get("speak") or None
+        if reason and not self.paper and mentions(reason, self.seats[seat].private["word"]):
+            self.judge(f"{seat}'s vote reason withheld: it says {seat}'s own word", withheld_reason=seat)
+            return None
+        return reason
 
 
 def new_game(row: dict[str, Any], rng: random.Random, options: SpyFallOptions) -> SpyFallGame:
