@@ -174,12 +174,17 @@ def test_the_issues_bluffing_echo_is_no_verdict(tag):
 @pytest.mark.parametrize("reply", [
     'Host: No questions left. Give your verdict now: "I believe your statement is: True"',  # cut by a length cap
     '[Host] No questions left. Give your verdict now: "I believe your statement is: True" or',
-    '"I believe your statement is: True" or "... False".',  # the instruction's tail
 ])
 def test_a_cut_echo_of_the_verdict_instruction_is_no_verdict(reply):
     assert require_verdict(reply) is True  # it reads as a verdict ...
     with pytest.raises(RuleViolation, match="repeats the host's instructions"):  # ... but is the host's words
         check_not_echo(reply, [bluffing_prompts.VERDICT_INSTRUCTION])
+
+
+def test_the_instructions_tail_offers_both_answers_and_is_no_verdict():
+    """Issue 45: '"... False"' is the instruction's short form of the other verdict."""
+    with pytest.raises(ParseError, match="both verdicts"):
+        require_verdict('"I believe your statement is: True" or "... False".')
 
 
 @pytest.mark.parametrize("reply", ["I believe your statement is: False", '"I believe your statement is: True"',

@@ -29,7 +29,10 @@ from pytest_gameeval.games.bluffing import prompts
 from pytest_gameeval.games.bluffing.prompts import INTERROGATOR, LEVEL_NAMES, VERDICT_FORM
 
 OUTCOMES = ("win", "lose", "no_verdict", "CE", ABORTED)
-_VERDICT = re.compile(r"i\s+believe\s+your\s+statement\s+is\s*:?\s*[*\"']*\s*(true|false)\b", re.IGNORECASE)
+# the verdict form, or the instruction's own short form of it ('"... False"'): a reply offering both
+# answers the way the host's line does is no verdict, whatever else the echo check finds
+_VERDICT = re.compile(r"(?:i\s+believe\s+your\s+statement\s+is|\"(?:\.\.\.|\u2026))\s*:?\s*[*\"']*\s*(true|false)\b",
+                      re.IGNORECASE)
 _LEVEL = re.compile(r"\b(possibly\s+true|possibly\s+false|unknown|true|false)\b", re.IGNORECASE)
 
 

@@ -114,3 +114,26 @@ def test_real_statements_are_enough_and_balanced():
     labels = [r.data["label"] for r in rows]
     assert len(rows) >= 60
     assert labels.count(True) == labels.count(False)  # never all false
+
+
+@pytest.mark.parametrize("style", ["chat", "flat"])
+@pytest.mark.parametrize("protocol", ["default", "paper"])
+def test_copying_the_hosts_whole_verdict_line_is_no_verdict(style, protocol):
+    """Issue 45: the host's line as the prompt shows it, prefix and both offered answers included,
+    read as a reply: no verdict (a format error: it gives both), in either style and protocol."""
+    from pytest_gameeval.engine.player import Reply
+
+    class CopiesTheHost(ReplayPlayer):
+        async def act(self, ctx):
+            if ctx.turn.action != "verdict":
+                return await super().act(ctx)
+            shown = "\n".join(m["content"] for m in ctx.messages).splitlines()
+            return Reply(next(line for line in reversed(shown) if "No questions left" in line))
+
+    opts = SPEC.parse_options({"retrospective": False, "max_questions": 1, "style": style, "protocol": protocol})
+    seats = {"Interrogator": CopiesTheHost(["Q1?"], "Interrogator"), "User": ReplayPlayer(["A1."], "User")}
+    record = asyncio.run(play_case(SPEC, Row("s1", TRUE_ROW), 0, opts, lambda seat, role: seats[seat.name]))
+    assert record.label == "no_verdict" and record.outcome["details"]["verdict"] is None
+    assert record.failures["Interrogator"]["format"] >= 1 and record.failures["Interrogator"]["rule"] == 0
+    with pytest.raises(ParseError, match="both verdicts"):
+        read_verdict('"I believe your statement is: True" or "... False"')
