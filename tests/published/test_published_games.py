@@ -1,0 +1,67 @@
+"""The papers' own published games replayed through our rules (issue 45's "done means"), read where
+they are: $GAMEEVAL_PUBLISHED, else `../shared/published` beside the repository (CI has them
+there). A user's machine has no such folder: the tests skip, saying so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_gameeval.published.fidelity import GAMEEVAL_FOLDER, measure
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = Path(os.environ.get("GAMEEVAL_PUBLISHED") or ROOT.parent / "shared" / "published")
+ILLEGAL = {"names no player", "a player already out"}  # a vote for "None" or for a player out: no move by any rule
+
+pytestmark = pytest.mark.skipif(
+    not (SOURCE / GAMEEVAL_FOLDER).is_dir(),
+    reason=f"the published games are not here ({SOURCE / GAMEEVAL_FOLDER}; set GAMEEVAL_PUBLISHED): they are "
+           "read where they are, never copied into the project",
+)
+
+
+@pytest.fixture(scope="module")
+def measured():
+    return measure(SOURCE)
+
+
+@pytest.mark.parametrize("protocol", ["paper", "default"])
+def test_no_legal_gpt4_move_is_rejected(measured, protocol):
+    rejections = measured["protocols"][protocol]["rejections"]["by_check"]
+    gpt4 = {r["check"] for r in rejections if r["model"] == "GPT-4"}
+    assert gpt4 <= ILLEGAL, f"GPT-4 moves rejected by {sorted(gpt4 - ILLEGAL)}"
+
+
+def test_paper_rejects_no_move_gameevals_code_accepted(measured):
+    assert measured["protocols"]["paper"]["rejections"]["gameeval_accepted"] == []
+
+
+@pytest.mark.parametrize("protocol", ["paper", "default"])
+@pytest.mark.parametrize("how", ["outcomes", "strict"])
+def test_every_game_replayed_to_its_end_gets_the_published_winner_and_round(measured, protocol, how):
+    outcomes = measured["protocols"][protocol][how]
+    assert outcomes["replayed_to_end"] > 0 and outcomes["different"] == []
+    assert outcomes["same_winner_and_round"] == outcomes["replayed_to_end"]
+
+
+def test_a_lenient_replay_judges_every_reply_and_reaches_every_published_end(measured):
+    for protocol, result in measured["protocols"].items():
+        fates = [n for phases in result["fates"].values() for fates in phases.values() for n in fates.items()]
+        assert sum(n for _, n in fates) == measured["replies"]
+        assert sum(n for fate, n in fates if fate == "not reached") == 0, protocol
+        outcomes = result["outcomes"]
+        assert outcomes["replayed_to_end"] == outcomes["games"] - outcomes["published_exit"], protocol
+
+
+def test_the_benchmark_prints_the_measurement_as_json():
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "published_games.py"), "--source", str(SOURCE)],
+                         capture_output=True, text=True, timeout=300, check=True)
+    result = json.loads(run.stdout)
+    assert result["games"] > 0 and set(result["protocols"]) == {"paper", "default"}
+    text = run.stdout.lower()
+    assert "thought" not in text and "speak" not in text  # figures only, never the published replies' text
