@@ -87,6 +87,17 @@ def rejection_table(replays: list[Replay]) -> dict[str, Any]:
     return {"by_check": as_rows(checks), "gameeval_accepted": as_rows(accepted)}
 
 
+def withheld_reasons(replays: list[Replay]) -> dict[str, int]:
+    """model -> accepted votes whose public reason the default protocol withheld (it said the
+    voter's own word)."""
+    out: Counter[str] = Counter()
+    for replay in replays:
+        for event in replay.record.events if replay.record else []:
+            if event.data.get("withheld_reason"):
+                out[model_name(replay.game, event.data["withheld_reason"])] += 1
+    return dict(sorted(out.items()))
+
+
 def outcome_table(replays: list[Replay]) -> dict[str, Any]:
     """Re-scored outcomes against GameEval's; games GameEval stopped ("exit") are counted apart."""
     scored = [r for r in replays if r.game.winner != "exit"]
@@ -116,6 +127,7 @@ def measure(source: Path) -> dict[str, Any]:
         strict = [replay_game(g, protocol, strict=True) for g in games]
         out["protocols"][protocol] = {
             "fates": fate_table(lenient), "rejections": rejection_table(lenient),
+            "withheld_vote_reasons": withheld_reasons(lenient),
             "outcomes": outcome_table(lenient), "strict": outcome_table(strict) | {"diverged": len(
                 [r for r in strict if r.diverged])},
         }
