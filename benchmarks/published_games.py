@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_gameeval.published.fidelity import measure  # noqa: E402
-from pytest_gameeval.published.spyfall_replay import FATES  # noqa: E402
+from pytest_gameeval.published.replaying import FATES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from pytest_gameeval.games.ballots import match_name
 from pytest_gameeval.published.gameeval_logs import MODELS, VOTE, PublishedGame, PublishedReply, read_games
-from pytest_gameeval.published.spyfall_replay import FATES, REJECTED, Replay, replay_game
+from pytest_gameeval.published.replaying import FATES, REJECTED, Replay
+from pytest_gameeval.published.spyfall_replay import replay_game
 
 PROTOCOLS = ("paper", "default")
 # our checks by the words of their message (the engine's and SpyFall's own wording)

@@ -5,36 +5,24 @@ The replayed game is seated as the recorded one: the log's seat names in its spe
 all game, as GameEval does), the log's spy and words, GameEval's settings (six players, public
 votes one by one, no revote, the spy wins once three players are left), and every elimination the
 host announced forced to the recorded one, so each recorded reply meets the living players its
-model saw even where our rules counted a vote differently. Then every recorded reply has a fate:
-accepted as the same move GameEval read, read differently, rejected (with our check), a failed
-call, or never reached because the replay diverged first.
+model saw even where our rules counted a vote differently. Every recorded reply then has its fate
+(`published/replaying.py`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
-from dataclasses import dataclass, field
-from typing import Any
 
-from pytest_gameeval.engine.events import ACTION, FAILURE, REPLY, SPEECH, Event
-from pytest_gameeval.engine.game import CHAT_ERROR
-from pytest_gameeval.engine.record import GameRecord
-from pytest_gameeval.engine.runner import play
-from pytest_gameeval.games.ballots import match_name
 from pytest_gameeval.games.spyfall import SPEC
 from pytest_gameeval.games.spyfall.rules import SpyFallGame, SpyFallOptions
 from pytest_gameeval.games.voting import SPY_WIN, VILLAGER_WIN
-from pytest_gameeval.players.replay import Recorded, ReplayDiverged, ReplaySeat, left_over
-from pytest_gameeval.published.gameeval_logs import MODELS, VOTE, PublishedGame, PublishedReply
+from pytest_gameeval.published.gameeval_logs import PublishedGame
+from pytest_gameeval.published.replaying import Replay, run_replay
 
 # GameEval's settings for its published games (its code: the spy wins once 3 players are left)
 REPLAY_OPTIONS = {"players": 6, "end_players": 3, "voting": "public", "revote": False, "naming": 1,
                   "shuffle_seats": False, "shuffle_order": False, "shuffle_options": False,
                   "both_orientations": False}
-SAME, READ_DIFFERENTLY, READ_UNREADABLE, REJECTED, FAILED_CALL, NOT_REACHED = (
-    "same move", "read differently", "read where GameEval could not", "rejected", "failed call", "not reached")
-FATES = (SAME, READ_DIFFERENTLY, READ_UNREADABLE, REJECTED, FAILED_CALL, NOT_REACHED)
 WINNERS = {SPY_WIN: "spy", VILLAGER_WIN: "villager"}  # our outcome label -> GameEval's `winer`
 
 
@@ -52,93 +40,11 @@ class ReplayedSpyFall(SpyFallGame):
         return self.recorded_out.get(self.round)
 
 
-@dataclass
-class Fate:
-    reply: PublishedReply
-    fate: str = NOT_REACHED
-    check: str = ""  # for a rejected reply: our check's message; for one read differently: both reads
-
-
-@dataclass
-class Replay:
-    game: PublishedGame
-    protocol: str
-    fates: list[Fate]
-    record: GameRecord | None = None  # None when the replay diverged before the game ended
-    diverged: dict[str, str] | None = None
-    outcome: dict[str, Any] = field(default_factory=dict)  # our winner and round (when the game ended)
-
-    @property
-    def to_end(self) -> bool:
-        return self.diverged is None and self.record is not None
-
-    @property
-    def same_outcome(self) -> bool:
-        return self.to_end and self.outcome == {"winner": self.game.winner, "round": self.game.rounds}
-
-
 def replay_options(protocol: str) -> SpyFallOptions:
     return SPEC.parse_options({"protocol": protocol, **REPLAY_OPTIONS})  # type: ignore[return-value]
 
 
 def replay_game(published: PublishedGame, protocol: str, *, strict: bool = False) -> Replay:
     """Replay one published game under `protocol` ("default" or "paper"); see ReplaySeat for `strict`."""
-    game = ReplayedSpyFall(published, replay_options(protocol))
-    seats = {name: ReplaySeat([Recorded(r.action, r.text, r.where) for r in published.replies if r.seat == name],
-                              MODELS.get(published.models[name], published.models[name]), strict=strict)
-             for name in published.seats}
-    record, diverged = None, None
-    try:
-        record = asyncio.run(play(game, dict(seats), instance_id=published.source, seed=0))
-        diverged = left_over(seats)
-    except ReplayDiverged as stop:
-        diverged = stop
-    replay = Replay(published, protocol, reply_fates(game.events, published.replies), record,
-                    diverged.as_dict() if diverged else None)
-    if record is not None:
-        label, details = record.label, record.outcome["details"]
-        replay.outcome = {"winner": WINNERS.get(label, label), "round": details["rounds"]}
-    return replay
-
-
-def reply_fates(events: list[Event], replies: list[PublishedReply]) -> list[Fate]:
-    """Each recorded reply's fate, read from the replayed game's events: a seat's replies reach the
-    game in order, each as a first-attempt reply event (or, for a failed call, a chat error)."""
-    fates = [Fate(r) for r in replies]
-    queues: dict[str, list[Fate]] = {}
-    for fate in fates:
-        queues.setdefault(fate.reply.seat, []).append(fate)
-    current: dict[str, Fate] = {}  # seat -> its reply being judged
-    for event in events:
-        seat, first = event.speaker, event.data.get("attempt") == 0
-        if event.kind == REPLY and first and queues.get(seat):
-            current[seat] = queues[seat].pop(0)
-            current[seat].fate = SAME
-        elif event.kind == FAILURE and first and event.data.get("kind") == CHAT_ERROR and queues.get(seat):
-            queues[seat].pop(0).fate = FAILED_CALL
-        elif event.kind == FAILURE and first and seat in current:
-            current[seat].fate, current[seat].check = REJECTED, event.text
-            del current[seat]
-        elif event.kind in (ACTION, SPEECH) and seat in current and _is_move(event):
-            _compare(current.pop(seat), event)
-    return fates
-
-
-def _is_move(event: Event) -> bool:
-    return (event.kind == ACTION and "choice" in event.data) or bool(event.data.get("description"))
-
-
-def _compare(fate: Fate, event: Event) -> None:
-    """An accepted reply: the same move GameEval read, or not."""
-    value = fate.reply.value
-    if not isinstance(value, dict):
-        fate.fate, fate.check = READ_UNREADABLE, f"GameEval published None; we read {event.text[:80]!r}"
-        return
-    if fate.reply.action == VOTE:  # GameEval matched "Player 5" to player5 as we do (its game went on)
-        theirs = str(value.get("name", value.get("vote")) or "")
-        same = match_name(theirs, [ours := event.data.get("choice", "")]) == ours
-    else:
-        theirs, ours = str(value.get("speak") or ""), event.text
-        same = theirs.strip() == ours.strip()
-    if not same:
-        fate.fate, fate.check = READ_DIFFERENTLY, f"GameEval read {str(theirs)[:60]!r}, we read {str(ours)[:60]!r}"
+    return run_replay(ReplayedSpyFall(published, replay_options(protocol)), published, protocol, WINNERS,
+                      strict=strict)

@@ -8,7 +8,8 @@ import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.published.gameeval_logs import DESCRIBE, VOTE, read_games
-from pytest_gameeval.published.spyfall_replay import FAILED_CALL, READ_UNREADABLE, REJECTED, SAME, replay_game
+from pytest_gameeval.published.replaying import FAILED_CALL, READ_UNREADABLE, REJECTED, SAME
+from pytest_gameeval.published.spyfall_replay import replay_game
 
 SEATS = ["player2", "player1", "player3", "player4", "player5", "player6"]  # speaking order
 MODELS = ["text003", "text003", "gpt4", "gpt4", "gpt3", "gpt3"]
