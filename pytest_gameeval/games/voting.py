@@ -165,6 +165,11 @@ class SpyWordGame(Game):
     def on_pre_vote(self, turn: Turn, action: Any | None, failure: str | None) -> None:
         pass
 
+    def forced_order(self) -> list[str] | None:
+        """This round's speaking order whatever the shuffle (None: as drawn). Only a replay overrides
+        it: a recorded reply was written after the descriptions its model had heard."""
+        return None
+
     def forced_out(self, leaders: list[str]) -> str | None:
         """The player out after this round's first ballot whatever its tally (None: the tally decides).
         Only a replay overrides it: a recorded game's eliminations keep every later recorded reply
@@ -197,6 +202,7 @@ class SpyWordGame(Game):
         self.order = list(self.alive)
         if self.options.shuffle_order:
             self.rng.shuffle(self.order)
+        self.order = self.forced_order() or self.order
         self.speaker = 0
         self.phase = "describe"
         self.rounds_log.append({"round": self.round, "alive": list(self.alive), "order": list(self.order)})

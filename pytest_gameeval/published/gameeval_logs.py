@@ -68,6 +68,7 @@ class PublishedGame:
     rounds: int  # the round the game ended in (-1 for "exit")
     replies: list[PublishedReply] = field(default_factory=list)
     eliminated: dict[int, str] = field(default_factory=dict)  # round -> the villager announced out
+    orders: dict[int, list[str]] = field(default_factory=dict)  # round -> speaking order, where it changes
 
 
 def json_values(text: str) -> list[Any]:

@@ -44,8 +44,9 @@ class SpyGameSpec(GameSpec):
     reference_roles = (HOST_ROLE,)  # the strong hosts: describe their word, vote by overlap
     # the paper states no tie rule; its Round above 2 with 4 players needs rounds without an
     # elimination, so a tie (after the revote) eliminates nobody; its Algorithm 1 has each vote
-    # heard before the next player votes; it sets no word limit on descriptions (docs/fidelity.md)
-    paper_protocol = {"tie": NOBODY_OUT, "voting": PUBLIC, "max_words": 0}
+    # heard before the next player votes; it sets no word limit on descriptions (docs/fidelity.md);
+    # its published games show a tie going straight to a new round of descriptions, with no revote
+    paper_protocol = {"tie": NOBODY_OUT, "voting": PUBLIC, "max_words": 0, "revote": False}
     outcome_labels = OUTCOMES
     outcome_names = {
         "spy_win": "the spy survived to the end: the spy wins",

@@ -124,6 +124,9 @@ class SpyGameGame(SpyWordGame):
     def describe_turn(self, seat: str) -> Turn:
         word = self.seats[seat].private["word"]
         guessing = self.options.word_guessing or seat != self.guest  # ablations switch off the guest only
+        # the game's first speaker has heard no description to guess from: SpyGame asks it for none
+        # (its published games; asked anyway, every first speaker's real move was a format error)
+        guessing = guessing and any(d["text"] for d in self.descriptions)
         max_words = self.options.max_words
         said_by_others = {squash(d["text"]) for d in self.descriptions if d["seat"] != seat and d["text"]}
         reply = prompts.describe_format(max_words, guessing)

@@ -138,7 +138,10 @@ def test_word_guessing_ablation():
         return json.dumps({"speak": f"hint from {ctx.seat.name}"})
 
     record, players = play(policy(catch_spy, describe))
-    assert record.failures["Player 1"]["format"] == 3  # "guess" is required by default
+    assert record.failures["Player 2"]["format"] == 3  # "guess" is required by default ...
+    # ... once a description was heard: the game's first speaker (Player 1) has nothing to guess from
+    assert record.failures["Player 1"]["format"] == 0
+    assert '"guess"' not in players["Player 1"].prompts[0].messages[-1]["content"]
     record, players = play(policy(catch_spy, describe), word_guessing=False)
     assert record.failures["Player 1"]["format"] == 0
     assert '"guess"' not in players["Player 1"].prompts[0].messages[-1]["content"]
