@@ -4,7 +4,8 @@
     python benchmarks/published_games.py --source DIR --markdown     # docs/fidelity.md's tables
 
 DIR holds GameEval's `spyfall/random` folder (`gameeval-70244bf-spyfall-random/`, or is it): its
-published SpyFall games (GPT-4, GPT-3.5 and text-davinci-003 at one table), each seat a replay
+published SpyFall games (GPT-4, GPT-3.5 and text-davinci-003 at one table), and, where present,
+SpyGame's (`spygame-562c405/benchmark/`: Who-is-Spy with GPT-3.5 and GPT-4), each seat a replay
 player answering with its real recorded replies, under protocol=paper and the default protocol.
 Without --source: $GAMEEVAL_PUBLISHED, else `../shared/published` beside the repository.
 
@@ -13,7 +14,7 @@ differently, read where GameEval could not, rejected, a failed call, not reached
 by check, and those of replies GameEval's harness had accepted; the re-scored outcomes against the
 published winner and round; the games that diverge and why (lenient: a rejected reply is forfeited
 and the replay goes on; strict: the first re-prompt ends it). The published files are read where
-they are and never copied (no licence: all rights reserved by their authors); only figures come out.
+they are and never copied (GameEval's carry no licence, SpyGame's are GPL-3.0); only figures come out.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ def default_source() -> Path:
     return Path(os.environ.get("GAMEEVAL_PUBLISHED") or ROOT.parent / "shared" / "published")
 
 
+def tables(result: dict[str, Any]) -> list[str]:
+    """docs/fidelity.md's tables: for each paper's games, fates, checks and outcomes."""
+    lines = []
+    for paper, measured in result.items():
+        lines += [f"{measured['source']}: {measured['games']} games, {measured['replies']} replies", ""]
+        lines += fate_rows(measured) + [""] + check_rows(measured) + [""] + outcome_rows(measured) + [""]
+    return lines
+
+
 def fate_rows(result: dict[str, Any]) -> list[str]:
     """One markdown row per protocol, model and phase: replies by fate."""
     head = "| protocol | model | phase | replies | " + " | ".join(FATES) + " |"
@@ -52,11 +62,11 @@ def fate_rows(result: dict[str, Any]) -> list[str]:
 def check_rows(result: dict[str, Any]) -> list[str]:
     """One markdown row per protocol, model, phase and check: rejected replies, and how many of
     them GameEval's harness had accepted as moves."""
-    rows = ["| protocol | model | phase | check | rejected | of them accepted by GameEval |",
+    rows = ["| protocol | model | phase | check | rejected | of them accepted by the paper's harness |",
             "|---|---|---|---|---|---|"]
     for protocol, measured in result["protocols"].items():
         accepted = {(r["model"], r["phase"], r["check"]): r["replies"]
-                    for r in measured["rejections"]["gameeval_accepted"]}
+                    for r in measured["rejections"]["paper_accepted"]}
         for r in measured["rejections"]["by_check"]:
             key = (r["model"], r["phase"], r["check"])
             rows.append(f"| {protocol} | {key[0]} | {key[1]} | {key[2]} | {r['replies']} | {accepted.get(key, 0)} |")
@@ -64,8 +74,8 @@ def check_rows(result: dict[str, Any]) -> list[str]:
 
 
 def outcome_rows(result: dict[str, Any]) -> list[str]:
-    rows = ["| protocol | replay | games | GameEval stopped (exit) | replayed to the end | same winner and round |"
-            " diverged |", "|---|---|---|---|---|---|---|"]
+    rows = ["| protocol | replay | games | stopped by the harness (GameEval's exit) | replayed to the end "
+            "| same winner and round | diverged |", "|---|---|---|---|---|---|---|"]
     for protocol, measured in result["protocols"].items():
         for how, o in (("lenient", measured["outcomes"]), ("strict", measured["strict"])):
             diverged = o["diverged"] if isinstance(o["diverged"], int) else len(o["diverged"])
@@ -84,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{source}: no such folder (the published games are not copied into the project)")
     result = measure(source)
     if args.markdown:
-        print("\n".join(fate_rows(result) + [""] + check_rows(result) + [""] + outcome_rows(result)))
+        print("\n".join(tables(result)))
     else:
         print(json.dumps(result, indent=1))
     return 0

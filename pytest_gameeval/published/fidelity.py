@@ -1,6 +1,6 @@
 """What replaying the papers' published games through our rules measures (issue 45): the fate of
 every recorded reply by model, phase and protocol, which of our checks rejected which, how many
-replies GameEval's own harness had accepted, the re-scored outcomes against the published ones, and
+replies the paper's own harness had accepted, the re-scored outcomes against the published ones, and
 the games that diverge and why. Figures only: no reply text leaves this module's results except
 the short source position of a divergence.
 """
@@ -14,7 +14,9 @@ from typing import Any
 from pytest_gameeval.games.ballots import match_name
 from pytest_gameeval.published.gameeval_logs import MODELS, VOTE, PublishedGame, PublishedReply, read_games
 from pytest_gameeval.published.replaying import FATES, REJECTED, Replay
-from pytest_gameeval.published.spyfall_replay import replay_game
+from pytest_gameeval.published.spyfall_replay import replay_game as spyfall_replay
+from pytest_gameeval.published.spygame_games import read_games as read_spygame
+from pytest_gameeval.published.spygame_games import replay_game as spygame_replay
 
 PROTOCOLS = ("paper", "default")
 # our checks by the words of their message (the engine's and SpyFall's own wording)
@@ -29,8 +31,11 @@ CHECKS = (
     ("out of the game", "a player already out"),
     ("was empty", "empty"),
     ("characters long", "too long"),
+    ("words; use at most", "over the word limit"),
+    ("already said exactly that", "a description repeated"),
 )
 GAMEEVAL_FOLDER = "gameeval-70244bf-spyfall-random"
+SPYGAME_FOLDER = "spygame-562c405/benchmark"
 
 
 def check_name(message: str) -> str:
@@ -71,8 +76,13 @@ def fate_table(replays: list[Replay]) -> dict[str, dict[str, dict[str, int]]]:
     return table
 
 
-def rejection_table(replays: list[Replay]) -> dict[str, Any]:
-    """Rejections by model, phase and check; and those of replies GameEval's harness accepted."""
+def accepted_by_spygame(game: PublishedGame, reply: PublishedReply) -> bool:
+    """SpyGame's harness kept only what it accepted: every reply in its files is a move it took."""
+    return True
+
+
+def rejection_table(replays: list[Replay], accepted_by_paper: Any = accepted_by_gameeval) -> dict[str, Any]:
+    """Rejections by model, phase and check; and those of replies the paper's harness accepted."""
     checks: Counter[tuple[str, str, str]] = Counter()
     accepted: Counter[tuple[str, str, str]] = Counter()
     for replay in replays:
@@ -81,11 +91,11 @@ def rejection_table(replays: list[Replay]) -> dict[str, Any]:
                 continue
             key = (model_name(replay.game, fate.reply.seat), fate.reply.action, check_name(fate.check))
             checks[key] += 1
-            if accepted_by_gameeval(replay.game, fate.reply):
+            if accepted_by_paper(replay.game, fate.reply):
                 accepted[key] += 1
     as_rows = lambda c: [{"model": m, "phase": p, "check": k, "replies": n}  # noqa: E731
                          for (m, p, k), n in sorted(c.items())]
-    return {"by_check": as_rows(checks), "gameeval_accepted": as_rows(accepted)}
+    return {"by_check": as_rows(checks), "paper_accepted": as_rows(accepted)}
 
 
 def withheld_reasons(replays: list[Replay]) -> dict[str, int]:
@@ -115,21 +125,29 @@ def outcome_table(replays: list[Replay]) -> dict[str, Any]:
     }
 
 
-def measure(source: Path) -> dict[str, Any]:
-    """Every published GameEval game under `source`, replayed under both protocols: lenient (a
-    rejected reply is forfeited and the replay goes on, to judge every reply) and strict (the first
-    re-prompt ends the replay, as `gameeval rejudge` does)."""
-    games = read_games(gameeval_folder(source))
-    out: dict[str, Any] = {"source": "GameEval 70244bf spyfall/random", "games": len(games),
-                           "pairs": len({g.spy_word + "&" + g.villager_word for g in games}),
+def measure_replays(games: list[PublishedGame], replay_game: Any, accepted_by_paper: Any) -> dict[str, Any]:
+    """Both protocols, lenient (a rejected reply is forfeited and the replay goes on, to judge every
+    reply) and strict (the first re-prompt ends the replay, as `gameeval rejudge` does)."""
+    out: dict[str, Any] = {"games": len(games), "pairs": len({g.spy_word + "&" + g.villager_word for g in games}),
                            "replies": sum(len(g.replies) for g in games), "protocols": {}}
     for protocol in PROTOCOLS:
         lenient = [replay_game(g, protocol) for g in games]
         strict = [replay_game(g, protocol, strict=True) for g in games]
         out["protocols"][protocol] = {
-            "fates": fate_table(lenient), "rejections": rejection_table(lenient),
+            "fates": fate_table(lenient), "rejections": rejection_table(lenient, accepted_by_paper),
             "withheld_vote_reasons": withheld_reasons(lenient),
             "outcomes": outcome_table(lenient), "strict": outcome_table(strict) | {"diverged": len(
                 [r for r in strict if r.diverged])},
         }
+    return out
+
+
+def measure(source: Path) -> dict[str, Any]:
+    """Every published game under `source` replayed: GameEval's SpyFall games (GAMEEVAL_FOLDER, or
+    `source` itself) and, where present, SpyGame's (SPYGAME_FOLDER)."""
+    out = {"gameeval": {"source": "GameEval 70244bf spyfall/random",
+                        **measure_replays(read_games(gameeval_folder(source)), spyfall_replay, accepted_by_gameeval)}}
+    if (source / SPYGAME_FOLDER).is_dir():
+        out["spygame"] = {"source": "SpyGame 562c405 benchmark",
+                          **measure_replays(read_spygame(source / SPYGAME_FOLDER), spygame_replay, accepted_by_spygame)}
     return out

@@ -17,9 +17,11 @@ from pytest_gameeval.games.ballots import match_name
 from pytest_gameeval.players.replay import Recorded, ReplayDiverged, ReplaySeat, left_over
 from pytest_gameeval.published.gameeval_logs import MODELS, VOTE, PublishedGame, PublishedReply
 
-SAME, READ_DIFFERENTLY, READ_UNREADABLE, REJECTED, FAILED_CALL, NOT_REACHED = (
-    "same move", "read differently", "read where GameEval could not", "rejected", "failed call", "not reached")
+SAME, READ_DIFFERENTLY, READ_UNREADABLE = "same move", "read differently", "read where the paper's harness could not"
+REJECTED, FAILED_CALL, NOT_REACHED = "rejected", "failed call", "not reached"
 FATES = (SAME, READ_DIFFERENTLY, READ_UNREADABLE, REJECTED, FAILED_CALL, NOT_REACHED)
+
+
 @dataclass
 class Fate:
     reply: PublishedReply

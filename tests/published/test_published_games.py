@@ -26,8 +26,13 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def measured():
+def everything():
     return measure(SOURCE)
+
+
+@pytest.fixture(scope="module")
+def measured(everything):
+    return everything["gameeval"]
 
 
 @pytest.mark.parametrize("protocol", ["paper", "default"])
@@ -38,7 +43,7 @@ def test_no_legal_gpt4_move_is_rejected(measured, protocol):
 
 
 def test_paper_rejects_no_move_gameevals_code_accepted(measured):
-    assert measured["protocols"]["paper"]["rejections"]["gameeval_accepted"] == []
+    assert measured["protocols"]["paper"]["rejections"]["paper_accepted"] == []
 
 
 @pytest.mark.parametrize("protocol", ["paper", "default"])
@@ -61,7 +66,20 @@ def test_a_lenient_replay_judges_every_reply_and_reaches_every_published_end(mea
 def test_the_benchmark_prints_the_measurement_as_json():
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "published_games.py"), "--source", str(SOURCE)],
                          capture_output=True, text=True, timeout=300, check=True)
-    result = json.loads(run.stdout)
+    result = json.loads(run.stdout)["gameeval"]
     assert result["games"] > 0 and set(result["protocols"]) == {"paper", "default"}
     text = run.stdout.lower()
     assert "thought" not in text and "speak" not in text  # figures only, never the published replies' text
+
+
+def test_spygames_published_games_replay_under_paper_with_every_reply_accepted(everything):
+    if "spygame" not in everything:
+        pytest.skip(f"SpyGame's published games are not under {SOURCE}")
+    spygame = everything["spygame"]["protocols"]
+    assert spygame["paper"]["rejections"]["by_check"] == []
+    for protocol in spygame:
+        for how in ("outcomes", "strict") if protocol == "paper" else ("outcomes",):
+            outcomes = spygame[protocol][how]
+            assert outcomes["same_winner_and_round"] == outcomes["replayed_to_end"] == outcomes["games"]
+    # the default protocol's stricter rule: SpyGame's own "10 words or less", which its code did not check
+    assert {r["check"] for r in spygame["default"]["rejections"]["by_check"]} <= {"over the word limit"}
