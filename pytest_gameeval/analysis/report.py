@@ -263,6 +263,7 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
     reasons = (
         [] if allow_version_change else [version_reason(c, version_flag) for c in version_changes(old, new, games)]
     )
+    reasons += [] if allow_version_change else rejudged_problems(old, games)
     for name in games:
         if name not in old["games"]:
             reasons.append(f"{name} is not in the baseline")
@@ -286,6 +287,27 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
                 f"{name}: different game options " + ", ".join(f"{k}={ro.get(k)!r}->{rn.get(k)!r}" for k in changed)
             )
     return reasons
+
+
+def rejudged_problems(baseline: dict[str, Any], games: Iterable[str]) -> list[str]:
+    """Why a baseline's re-judged games cannot stand in for a rerun (`gameeval rejudge`): their
+    models were shown other prompts than the installed game shows."""
+    out = []
+    for name in games:
+        rejudged = baseline["games"].get(name, {}).get("rejudged")
+        if rejudged and not rejudged.get("stands_in"):
+            out.append(f"{name}: the baseline was re-judged from version {rejudged.get('from_version')} "
+                       f"(gameeval rejudge), which cannot stand in for a rerun: {rejudged.get('why')}; re-make the "
+                       f"baseline with {name} version {rejudged.get('to_version')}")
+    return out
+
+
+def rejudged_notes(baseline: dict[str, Any], games: Iterable[str] | None = None) -> list[str]:
+    """`GAME re-judged from version N (prompts unchanged)` for each baseline game that stands in."""
+    names = sorted(baseline["games"]) if games is None else games
+    return [f"{name} re-judged from version {baseline['games'][name]['rejudged'].get('from_version')} "
+            "(prompts unchanged)" for name in names
+            if (baseline["games"].get(name, {}).get("rejudged") or {}).get("stands_in")]
 
 
 def _seats(opponents: dict[str, str]) -> str:
@@ -376,7 +398,8 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
                if fails(g["result"]) and g["result"] != MISSING]
     return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "games": games, "failing": failing,
             "worse": [n for n, g in games.items() if g["result"] == WORSE], "missing": missing,
-            "version_changes": version_changes(old, new), "old": _identity(old), "new": _identity(new)}
+            "version_changes": version_changes(old, new), "rejudged": rejudged_notes(old),
+            "old": _identity(old), "new": _identity(new)}
 
 
 def _identity(report: dict[str, Any]) -> dict[str, Any]:
@@ -399,6 +422,9 @@ def render_markdown(diff: dict[str, Any]) -> str:
             + ", ".join(diff["version_changes"])
             + ": a difference may be the game's, not the model's."
         )
+    if diff.get("rejudged"):
+        tail += (" The baseline's games were re-judged by the installed rules (gameeval rejudge), a fair "
+                 "stand-in for a rerun: " + ", ".join(diff["rejudged"]) + ".")
     if diff.get("missing"):
         tail += " Missing: " + "; ".join(f"{g} ({why})" for g, why in diff["missing"].items()) + "."
     note = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_gameeval.analysis.prompt_digest import prompt_digest
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
 
@@ -49,6 +50,9 @@ def game_entry(spec: GameSpec, options: dict[str, Any], dataset: dict[str, Any],
         # what the report measured: the game's version and fingerprint (docs/versions.md)
         "version": spec.version,
         "fingerprint": spec.fingerprint,
+        # what the models were shown (analysis/prompt_digest.py): a re-judged baseline stands in for
+        # a rerun only where this is unchanged (gameeval rejudge)
+        "prompts": prompt_digest(spec, options),
         "options": options,
         "dataset": dataset,
         "cases_selected": selected,

@@ -56,6 +56,11 @@ COMMANDS = {
         _run("merge_logs"),
         "merge-logs OUT LOG...: one inspect log from an evaluation run as several processes (view and eval-retry work)",
     ),
+    "rejudge": (
+        _run("rejudge"),
+        "rejudge REPORT|RECORDS|LOG: recorded games through the installed rules, no model call; what changed, and a "
+        "re-judged report the gate takes as a baseline where the prompts are unchanged",
+    ),
     "versions": (
         _run("versions"),
         "each game's version and fingerprint; --check for CI; --bump GAME --note TEXT after changing a game",

@@ -35,6 +35,7 @@ class Recorded:
     action: str
     text: str | None
     where: str = ""
+    attempt: int = 0  # our own records keep a turn's re-prompted attempts too (1, 2, ...)
 
 
 class ReplayDiverged(Exception):
@@ -51,12 +52,15 @@ class ReplayDiverged(Exception):
 class ReplaySeat(Player):
     """Answers each call of its seat with the seat's next recorded reply."""
 
-    def __init__(self, replies: Iterable[Recorded], label: str, *, strict: bool = True):
+    def __init__(self, replies: Iterable[Recorded], label: str, *, strict: bool = True, structured: bool = False):
         self.replies = list(replies)
         self.label = label
         self.strict = strict
+        self.structured = structured  # as the recorded seat decoded (a plain-text turn's reply is then JSON)
         self.used = 0  # recorded replies handed out so far
         self.reprompts = 0  # re-prompts answered with a failed call (strict=False)
+        self.handed: list[int] = []  # indexes of the recorded replies handed out, in order
+        self.skipped: list[int] = []  # indexes of recorded re-prompted attempts the game no longer asked for
 
     @property
     def left(self) -> list[Recorded]:
@@ -64,6 +68,12 @@ class ReplaySeat(Player):
 
     async def act(self, ctx: TurnContext) -> Reply:
         seat, action = ctx.seat.name, ctx.turn.action
+        if ctx.attempt == 0:  # a new turn: the recorded turn's later attempts were not needed this time
+            while self.used < len(self.replies) and self.replies[self.used].attempt > 0:
+                self.skipped.append(self.used)
+                self.used += 1
+        elif self.used < len(self.replies) and self.replies[self.used].attempt == ctx.attempt:
+            return self._hand_out(seat, action)  # the recording has this re-prompt's answer
         if ctx.attempt > 0:
             last = self.replies[self.used - 1]
             if self.strict:
@@ -74,10 +84,14 @@ class ReplaySeat(Player):
         if self.used >= len(self.replies):
             raise ReplayDiverged(seat, action, EXHAUSTED, f"the game asks for a {action} after the seat's "
                                  f"last recorded reply ({len(self.replies)} in all)")
+        return self._hand_out(seat, action)
+
+    def _hand_out(self, seat: str, action: str) -> Reply:
         recorded = self.replies[self.used]
         if recorded.action != action:
             raise ReplayDiverged(seat, action, PHASE, f"the game asks for a {action}; the seat's next "
                                  f"recorded reply is a {recorded.action}", recorded.where)
+        self.handed.append(self.used)
         self.used += 1
         if recorded.text is None:
             return Reply("", error="the recorded call failed")
@@ -87,6 +101,9 @@ class ReplaySeat(Player):
 def left_over(seats: dict[str, ReplaySeat]) -> ReplayDiverged | None:
     """The first seat whose recording goes on after the replayed game ended, as a divergence."""
     for name, seat in seats.items():
+        while seat.left and seat.left[0].attempt > 0:  # re-prompted attempts of the last turn, not needed
+            seat.skipped.append(seat.used)
+            seat.used += 1
         if seat.left:
             nxt = seat.left[0]
             return ReplayDiverged(name, nxt.action, LEFT_OVER, f"the game ended with {len(seat.left)} recorded "

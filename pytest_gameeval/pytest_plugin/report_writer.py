@@ -166,7 +166,7 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     if state.baseline is None:
         return None
     from pytest_gameeval.analysis.gate import missing_game  # lazy: scipy
-    from pytest_gameeval.analysis.report import incomparable, version_changes
+    from pytest_gameeval.analysis.report import incomparable, rejudged_notes, version_changes
 
     settings, baseline = state.settings, state.baseline
     data_errors = sorted(g for g in games if games[g].get("data_error"))
@@ -189,6 +189,8 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
         "opponents_differ": opponents_differ,
         # games gated although their versions differ (--gameeval-allow-version-change): said on the verdict line
         "version_changes": version_changes(baseline, {"games": games}, compared),
+        # games whose baseline was re-judged by the installed rules (gameeval rejudge): said on the verdict line
+        "rejudged": rejudged_notes(baseline, compared),
         "allow_missing": settings.gate.allow_missing,
         "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
         "looks": settings.gate.looks,

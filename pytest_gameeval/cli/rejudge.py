@@ -1,0 +1,75 @@
+"""`gameeval rejudge RECORDS|LOG|REPORT`: recorded games replayed through the installed version of
+each game, with no model call (analysis/rejudge.py): which moves are judged differently, which games
+diverge and where, the re-judged metrics; for a report, a re-judged report that the gate and
+`report diff` take as a baseline where the prompts are unchanged."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_gameeval.analysis.rejudge_report import default_out, read_input, rejudge_records, rejudge_report
+from pytest_gameeval.analysis.report import clean, write_json_atomic, write_jsonl_atomic
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gameeval rejudge",
+        description="Replay recorded games through the installed version of each game's rules, move checks and "
+                    "metrics, with no model call: the moves judged differently, the games that diverge and where, "
+                    "and the re-judged metrics. Given a report (its records beside it), writes a re-judged report "
+                    "that the gate and `report diff` accept as a baseline where the prompts are unchanged.",
+    )
+    p.add_argument("source", help="a report (REPORT.json with REPORT.records.jsonl beside it), a records file "
+                                  "(*.jsonl) or inspect logs (a .eval file or a folder of them)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="the re-judged report to write (default: SOURCE.rejudged.json; its records beside it)")
+    p.add_argument("--json", action="store_true", help="print what changed as JSON instead of lines")
+    return p
+
+
+def summary_lines(games: dict[str, dict[str, Any]]) -> list[str]:
+    lines = []
+    for name, g in sorted(games.items()):
+        lines.append(f"{name}: version {g['from_version']} -> {g['to_version']}: {g['replayed']} of {g['games']} games "
+                     f"re-judged to their end, {g['changed_moves']} moves judged differently, "
+                     f"{len(g['diverged'])} diverged, {len(g['outcomes_changed'])} outcomes changed")
+        lines += [f"  move: {c['case']}#{c['epoch']} {c['seat']} round {c['round']} {c['action']} "
+                  f"(attempt {c['attempt']}): {c['was']} -> {c['now']}" for c in g["changes"]]
+        lines += [f"  diverged: {d['case']}#{d['epoch']}: "
+                  + (d.get("error") or f"{d.get('seat')} ({d.get('action')}): {d.get('why')} [{d.get('where')}]")
+                  for d in g["diverged"]]
+        verdict = "stands in for a rerun" if g["stands_in"] else "cannot stand in for a rerun"
+        lines.append(f"  as a baseline: {verdict}: {g['why']}")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    source = Path(args.source)
+    report, records = read_input(source)
+    if report is None:
+        result = rejudge_records(records)
+        games, new_records = result["games"], result["records"]
+        out = None
+    else:
+        new_report, new_records = rejudge_report(report, records, str(source))
+        games = {name: g["rejudged"] for name, g in new_report["games"].items()}
+        out = args.out or default_out(source)
+        new_report["run"] = {**new_report.get("run", {}), "records": out.with_suffix(".records.jsonl").name}
+        write_jsonl_atomic(out.with_suffix(".records.jsonl"), [r.to_dict() for r in new_records])
+        write_json_atomic(out, new_report)
+    if args.json:
+        print(json.dumps(clean({"games": games, "report": str(out) if out else None}), indent=1))
+    else:
+        print("\n".join(summary_lines(games)))
+        if out:
+            print(f"re-judged report: {out} (records: {out.with_suffix('.records.jsonl').name})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
