@@ -44,7 +44,32 @@ def tables(result: dict[str, Any]) -> list[str]:
     for paper, measured in result.items():
         lines += [f"{measured['source']}: {measured['games']} games, {measured['replies']} replies", ""]
         lines += fate_rows(measured) + [""] + check_rows(measured) + [""] + outcome_rows(measured) + [""]
+        if "standings" in measured:
+            lines += standing_rows(measured["standings"]) + [""]
     return lines
+
+
+def _ci(cell: dict[str, Any], digits: int = 2) -> str:
+    low, high = cell["ci"]
+    interval = "" if low is None else f" [{low:.{digits}f}, {high:.{digits}f}]"
+    return f"{cell['value']:.{digits}f}{interval}"
+
+
+def standing_rows(standings: dict[str, Any]) -> list[str]:
+    """The re-judged games by spy model and the ratings; GameEval's published heatmap beside them."""
+    ratings = standings["ratings"]["ratings"]
+    rows = ["| spy model | games | spy win rate [95 %] | living round [95 %] | Bradley–Terry rating [95 %] |",
+            "|---|---|---|---|---|"]
+    for model, cell in standings["by_spy_model"].items():
+        rating = {"value": ratings[model]["rating"], "ci": ratings[model]["ci"]}
+        rows.append(f"| {model} | {cell['games']} | {_ci(cell['spy_win_rate'])} | {_ci(cell['living_round'])} | "
+                    f"{_ci(rating)} |")
+    rows += ["", "| GameEval's heatmap cell | games | published win rate | mean over its 11 pairs | published "
+             "living round | mean over its 11 pairs |", "|---|---|---|---|---|---|"]
+    for cell, v in standings["gameeval_heatmap"].items():
+        rows.append(f"| {cell} | {v['games']} | {v['published_win_rate']:.3f} | {v['mean_win_rate_over_pairs']:.3f} "
+                    f"| {v['published_living_round']:.2f} | {v['mean_living_round_over_pairs']:.2f} |")
+    return rows
 
 
 def fate_rows(result: dict[str, Any]) -> list[str]:

@@ -44,7 +44,7 @@ ALLOWED = {
     "metrics": {"engine"},
     "players": {"engine"},
     "games": {"engine", "metrics"},
-    "published": {"engine", "games", "players"},
+    "published": {"engine", "metrics", "games", "players"},
     "inspect_ext": {"engine", "metrics", "players", "games"},
     "backends": {"engine", "games", "inspect_ext"},
     "analysis": {"engine", "metrics", "players", "games", "inspect_ext", "backends"},

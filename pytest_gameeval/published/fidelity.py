@@ -17,6 +17,7 @@ from pytest_gameeval.published.replaying import FATES, REJECTED, Replay
 from pytest_gameeval.published.spyfall_replay import replay_game as spyfall_replay
 from pytest_gameeval.published.spygame_games import read_games as read_spygame
 from pytest_gameeval.published.spygame_games import replay_game as spygame_replay
+from pytest_gameeval.published.standings import by_spy_model, published_heatmap, ratings
 
 PROTOCOLS = ("paper", "default")
 # our checks by the words of their message (the engine's and SpyFall's own wording)
@@ -129,9 +130,9 @@ def measure_replays(games: list[PublishedGame], replay_game: Any, accepted_by_pa
     """Both protocols, lenient (a rejected reply is forfeited and the replay goes on, to judge every
     reply) and strict (the first re-prompt ends the replay, as `gameeval rejudge` does)."""
     out: dict[str, Any] = {"games": len(games), "pairs": len({g.spy_word + "&" + g.villager_word for g in games}),
-                           "replies": sum(len(g.replies) for g in games), "protocols": {}}
+                           "replies": sum(len(g.replies) for g in games), "protocols": {}, "replays": {}}
     for protocol in PROTOCOLS:
-        lenient = [replay_game(g, protocol) for g in games]
+        lenient = out["replays"][protocol] = [replay_game(g, protocol) for g in games]
         strict = [replay_game(g, protocol, strict=True) for g in games]
         out["protocols"][protocol] = {
             "fates": fate_table(lenient), "rejections": rejection_table(lenient, accepted_by_paper),
@@ -145,9 +146,13 @@ def measure_replays(games: list[PublishedGame], replay_game: Any, accepted_by_pa
 def measure(source: Path) -> dict[str, Any]:
     """Every published game under `source` replayed: GameEval's SpyFall games (GAMEEVAL_FOLDER, or
     `source` itself) and, where present, SpyGame's (SPYGAME_FOLDER)."""
-    out = {"gameeval": {"source": "GameEval 70244bf spyfall/random",
-                        **measure_replays(read_games(gameeval_folder(source)), spyfall_replay, accepted_by_gameeval)}}
+    gameeval = measure_replays(read_games(gameeval_folder(source)), spyfall_replay, accepted_by_gameeval)
+    rejudged = gameeval.pop("replays")["paper"]  # the games re-judged by our rules as GameEval played them
+    gameeval["standings"] = {"by_spy_model": by_spy_model(rejudged), "ratings": ratings(rejudged),
+                             "gameeval_heatmap": published_heatmap(source)}
+    out = {"gameeval": {"source": "GameEval 70244bf spyfall/random", **gameeval}}
     if (source / SPYGAME_FOLDER).is_dir():
-        out["spygame"] = {"source": "SpyGame 562c405 benchmark",
-                          **measure_replays(read_spygame(source / SPYGAME_FOLDER), spygame_replay, accepted_by_spygame)}
+        spygame = measure_replays(read_spygame(source / SPYGAME_FOLDER), spygame_replay, accepted_by_spygame)
+        spygame.pop("replays")
+        out["spygame"] = {"source": "SpyGame 562c405 benchmark", **spygame}
     return out

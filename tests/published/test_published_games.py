@@ -83,3 +83,13 @@ def test_spygames_published_games_replay_under_paper_with_every_reply_accepted(e
             assert outcomes["same_winner_and_round"] == outcomes["replayed_to_end"] == outcomes["games"]
     # the default protocol's stricter rule: SpyGame's own "10 words or less", which its code did not check
     assert {r["check"] for r in spygame["default"]["rejections"]["by_check"]} <= {"over the word limit"}
+
+
+def test_the_re_judged_games_go_through_our_statistics_beside_gameevals_heatmap(measured):
+    standings = measured["standings"]
+    for model, cell in standings["by_spy_model"].items():
+        assert cell["games"] > 0 and 0 <= cell["spy_win_rate"]["ci"][0] <= cell["spy_win_rate"]["ci"][1] <= 1
+        assert 1 <= cell["living_round"]["ci"][0] <= cell["living_round"]["ci"][1] <= 3, model
+    assert set(standings["ratings"]["ratings"]) == set(standings["by_spy_model"])
+    for cell in standings["gameeval_heatmap"].values():  # its avg divides an 11-pair sum by 10
+        assert cell["published_win_rate"] == pytest.approx(cell["mean_win_rate_over_pairs"] * 11 / 10)
