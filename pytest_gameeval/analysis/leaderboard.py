@@ -56,7 +56,15 @@ class Cell:
 
     def summary(self) -> dict[str, Any]:
         binary = all(v in (0.0, 1.0) for v in self.values)
-        return rate(int(sum(self.values)), len(self.values)) if binary else mean(self.values)
+        if binary:
+            return rate(int(sum(self.values)), len(self.values))
+        summary = mean(self.values)
+        if all(0.0 <= v <= 1.0 for v in self.values) and summary["ci"][0] is not None:
+            # every headline lies in [0, 1]: a t interval over a few games can leave it (Taboo 0.96
+            # [0.78, 1.14] over 3 games), so it is shown inside the bounds of what it estimates
+            summary["ci"] = [max(summary["ci"][0], 0.0), min(summary["ci"][1], 1.0)]
+            summary["method"] = "t, clipped to [0, 1]"
+        return summary
 
 
 @dataclass

@@ -39,6 +39,16 @@ def test_cells_carry_value_interval_and_games():
     assert L.cell_text(None) == "not played"
 
 
+def test_an_interval_of_a_bounded_headline_stays_inside_its_bounds():
+    """Issue 45: Taboo 0.96 [0.78, 1.14] and SpyFall 0.10 [-0.13, 0.34] over 3 games each."""
+    board = _board({("A", "taboo"): [0.9, 1.0, 0.98], ("A", "spyfall"): [0.0, 0.05, 0.25]})
+    cells = L.build(board, n_resamples=50)["rows"][0]["cells"]
+    for game in ("taboo", "spyfall"):
+        low, high = cells[game]["ci"]
+        assert 0.0 <= low <= cells[game]["value"] <= high <= 1.0 and cells[game]["method"] == "t, clipped to [0, 1]"
+    assert cells["taboo"]["ci"][1] == 1.0 and cells["spyfall"]["ci"][0] == 0.0
+
+
 def test_rating_orders_only_what_the_games_show():
     many = 200
     clear = _board({("strong", "askguess"): [1] * many, ("weak", "askguess"): [0] * many,
