@@ -1,11 +1,12 @@
 """A seat replayed from a recording: each call is answered with the seat's next recorded reply.
 
-A recording (a published paper's game, one of our own records) holds one reply per turn the seat
-was asked in the game that was played. Replayed through our rules, the game asks the same
+A recording (a published paper's game, one of our own records) holds the replies the seat gave in
+the game that was played: one per turn, and for our own records every re-prompted attempt too
+(`Recorded.attempt`); a turn's later attempts the replayed game does not ask for are skipped. Replayed through our rules, the game asks the same
 questions in the same order as long as it agrees with the game that was recorded; the moment it
 asks for something the recording lacks, the replay has *diverged*, and says where and why:
 
-- a re-prompt (our rules rejected the recorded reply, so the game asks again);
+- a re-prompt the recording has no answer to (our rules rejected a reply the recorded game took);
 - a turn of another kind than the recorded one (our rules are in another phase);
 - a turn after the seat's last recorded reply (our game goes on where the recorded one ended).
 
