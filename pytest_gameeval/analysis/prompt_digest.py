@@ -18,7 +18,6 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.engine.spec import GameSpec
@@ -63,6 +62,6 @@ def prompt_digest(spec: GameSpec, options: dict[str, Any]) -> str | None:
         shown: list[str] = []
         bind = scripted_binder(spec, {"*": strength}, DIGEST_SEED)
         _run_now(play_case(spec, rows[0], 0, typed, lambda seat, role: _Shown(bind(seat, role), shown)))
-    except (GameEvalError, KeyError):  # options or data it cannot play: no digest, so no re-judged stand-in
-        return None
+    except Exception:  # noqa: BLE001 - options or data it cannot play (a user's data, a game's own error):
+        return None  # no digest, so no re-judged stand-in; never a report that cannot be written
     return hashlib.sha256("\n".join(shown).encode()).hexdigest()

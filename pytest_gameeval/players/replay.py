@@ -2,9 +2,10 @@
 
 A recording (a published paper's game, one of our own records) holds the replies the seat gave in
 the game that was played: one per turn, and for our own records every re-prompted attempt too
-(`Recorded.attempt`); a turn's later attempts the replayed game does not ask for are skipped. Replayed through our rules, the game asks the same
-questions in the same order as long as it agrees with the game that was recorded; the moment it
-asks for something the recording lacks, the replay has *diverged*, and says where and why:
+(`Recorded.attempt`); a turn's later attempts the replayed game does not ask for are skipped.
+Replayed through our rules, the game asks the same questions in the same order as long as it
+agrees with the game that was recorded; the moment it asks for something the recording lacks,
+the replay has *diverged*, and says where and why:
 
 - a re-prompt the recording has no answer to (our rules rejected a reply the recorded game took);
 - a turn of another kind than the recorded one (our rules are in another phase);
