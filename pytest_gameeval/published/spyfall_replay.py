@@ -19,7 +19,8 @@ from pytest_gameeval.games.voting import SPY_WIN, VILLAGER_WIN
 from pytest_gameeval.published.gameeval_logs import PublishedGame
 from pytest_gameeval.published.replaying import Replay, run_replay
 
-# GameEval's settings for its published games (its code: the spy wins once 3 players are left)
+# GameEval's settings for its published games (its code: the spy wins once 3 players are left); its
+# tie rule (the first most-voted name in ballot order) is ReplayedSpyFall.forced_out's
 REPLAY_OPTIONS = {"players": 6, "end_players": 3, "voting": "public", "revote": False, "naming": 1,
                   "shuffle_seats": False, "shuffle_order": False, "shuffle_options": False,
                   "both_orientations": False}
@@ -37,7 +38,14 @@ class ReplayedSpyFall(SpyFallGame):
         self.recorded_out = dict(published.eliminated)
 
     def forced_out(self, leaders: list[str]) -> str | None:
-        return self.recorded_out.get(self.round)
+        """The elimination the host announced; else (the game's last round) the tally, a tie going
+        as GameEval's harness breaks it: to the tied player whose first vote came first."""
+        if self.round in self.recorded_out:
+            return self.recorded_out[self.round]
+        if len(leaders) > 1 and self.stage is not None:
+            cast = [b.choice for b in self.stage.ballots.values() if b is not None]
+            return next((choice for choice in cast if choice in leaders), None)
+        return None
 
 
 def replay_options(protocol: str) -> SpyFallOptions:
