@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_gameeval.analysis.rejudge_report import default_out, read_input, rejudge_records, rejudge_report
 from pytest_gameeval.analysis.report import clean, write_json_atomic, write_jsonl_atomic
+from pytest_gameeval.published.fidelity import is_published, measure
 
 
 def parser() -> argparse.ArgumentParser:
@@ -24,7 +25,8 @@ def parser() -> argparse.ArgumentParser:
                     "that the gate and `report diff` accept as a baseline where the prompts are unchanged.",
     )
     p.add_argument("source", help="a report (REPORT.json with REPORT.records.jsonl beside it), a records file "
-                                  "(*.jsonl) or inspect logs (a .eval file or a folder of them)")
+                                  "(*.jsonl), inspect logs (a .eval file or a folder of them), or a folder of the "
+                                  "papers' published games (GameEval's spyfall/random, SpyGame's benchmark)")
     p.add_argument("--out", type=Path, default=None,
                    help="the re-judged report to write (default: SOURCE.rejudged.json; its records beside it)")
     p.add_argument("--json", action="store_true", help="print what changed as JSON instead of lines")
@@ -47,9 +49,28 @@ def summary_lines(games: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def published_lines(measured: dict[str, Any]) -> list[str]:
+    """One line per paper and protocol: the published games re-judged by the installed rules."""
+    lines = []
+    for paper, m in measured.items():
+        for protocol, result in m["protocols"].items():
+            rejected = sum(r["replies"] for r in result["rejections"]["by_check"])
+            accepted = sum(r["replies"] for r in result["rejections"]["paper_accepted"])
+            o = result["outcomes"]
+            lines.append(f"{m['source']}, protocol={protocol}: {m['replies']} replies of {m['games']} games, "
+                         f"{rejected} rejected ({accepted} of them moves the paper's harness accepted); "
+                         f"{o['same_winner_and_round']} of {o['replayed_to_end']} games replayed to their end get "
+                         f"the published winner and round")
+    return lines
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     source = Path(args.source)
+    if source.is_dir() and is_published(source):  # the papers' own games: judged, nothing written
+        measured = measure(source)
+        print(json.dumps(clean(measured), indent=1) if args.json else "\n".join(published_lines(measured)))
+        return 0
     report, records = read_input(source)
     if report is None:
         result = rejudge_records(records)

@@ -43,6 +43,13 @@ def check_name(message: str) -> str:
     return next((name for words, name in CHECKS if words in message), "other")
 
 
+def is_published(source: Path) -> bool:
+    """Whether `source` holds GameEval's published SpyFall games (it, or its GAMEEVAL_FOLDER, has
+    SPYWORD&VILLAGERWORD pair folders)."""
+    folder = gameeval_folder(source)
+    return folder.is_dir() and any(p.is_dir() and "&" in p.name for p in folder.iterdir())
+
+
 def gameeval_folder(source: Path) -> Path:
     """GameEval's `spyfall/random` folder: `source` itself or its GAMEEVAL_FOLDER."""
     return source / GAMEEVAL_FOLDER if (source / GAMEEVAL_FOLDER).is_dir() else source

@@ -98,3 +98,10 @@ def test_the_re_judged_games_go_through_our_statistics_beside_gameevals_heatmap(
     assert set(standings["ratings"]["ratings"]) == set(standings["by_spy_model"])
     for cell in standings["gameeval_heatmap"].values():  # its avg divides an 11-pair sum by 10
         assert cell["published_win_rate"] == pytest.approx(cell["mean_win_rate_over_pairs"] * 11 / 10)
+
+
+def test_rejudge_judges_the_published_games_by_the_installed_rules():
+    run = subprocess.run([sys.executable, "-m", "pytest_gameeval.cli", "rejudge", str(SOURCE)],
+                         capture_output=True, text=True, timeout=300, check=True)
+    paper = next(line for line in run.stdout.splitlines() if line.startswith("GameEval") and "protocol=paper" in line)
+    assert "(0 of them moves the paper's harness accepted)" in paper
