@@ -81,7 +81,8 @@ def game_rejudged(name: str, old_game: dict[str, Any] | None, results: list[Reju
     ok, why = stands_in(name, old_game, results)
     changes = [{"case": r.old.instance_id, "epoch": r.old.epoch, **c} for r in results for c in r.changes]
     return {
-        "from_version": old_game.get("version") if old_game else sorted({str(r.old.game_version) for r in results}),
+        "from_version": old_game.get("version") if old_game else ", ".join(sorted({str(r.old.game_version)
+                                                                                    for r in results})),
         "to_version": get_spec(name).version,
         "games": len(results),
         "replayed": sum(r.new is not None for r in results),

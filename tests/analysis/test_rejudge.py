@@ -72,6 +72,20 @@ def test_a_reply_now_accepted_skips_the_recorded_re_prompts():
         (0, "rule: you cannot vote for yourself", "accepted"), (1, "accepted", NOT_ASKED)]
 
 
+def test_rejudge_of_a_records_file_says_what_changed_and_writes_no_report(tmp_path, capsys):
+    from pytest_gameeval.cli import main as cli_main
+    from pytest_gameeval.engine.record import write_records
+
+    records = [scripted_record("spyfall", row=i) for i in range(2)]
+    records[1].events[next(i for i, e in enumerate(records[1].events) if e.kind == REPLY)].text = "not json"
+    write_records(tmp_path / "games.jsonl", records)
+    assert cli_main(["rejudge", str(tmp_path / "games.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "spyfall: version " in out and "1 of 2 games re-judged to their end, 1 moves judged differently" in out
+    assert "diverged: " in out and "cannot stand in for a rerun: records without their report" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl"]
+
+
 # -- a report of a previous game version, the gate and report diff ------------------------------------
 GATE = ["--gameeval-only", "-p", "no:cacheprovider", "--gameeval-games", "spyfall", "--gameeval-limit", "3",
         "--gameeval-model=gameeval/scripted/random"]
