@@ -153,7 +153,9 @@ def measure_replays(games: list[PublishedGame], replay_game: Any, accepted_by_pa
 def measure(source: Path) -> dict[str, Any]:
     """Every published game under `source` replayed: GameEval's SpyFall games (GAMEEVAL_FOLDER, or
     `source` itself) and, where present, SpyGame's (SPYGAME_FOLDER)."""
-    gameeval = measure_replays(read_games(gameeval_folder(source)), spyfall_replay, accepted_by_gameeval)
+    unreadable: list[str] = []
+    gameeval = measure_replays(read_games(gameeval_folder(source), unreadable), spyfall_replay, accepted_by_gameeval)
+    gameeval["unreadable_logs"] = unreadable
     rejudged = gameeval.pop("replays")["paper"]  # the games re-judged by our rules as GameEval played them
     gameeval["standings"] = {"by_spy_model": by_spy_model(rejudged), "ratings": ratings(rejudged),
                              "gameeval_heatmap": published_heatmap(source)}

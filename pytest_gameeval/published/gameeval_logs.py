@@ -104,6 +104,8 @@ def read_log(values: list[Any], source: str) -> tuple[list[PublishedReply], dict
             replies.append(PublishedReply(speaker[0], action, round_, value, speaker[1], f"{source} #{k}"))
             speaker = None
             continue
+        if speaker is not None:  # a public line with no reply printed after it: as a failed call
+            replies.append(PublishedReply(speaker[0], action, round_, None, speaker[1], f"{source} #{k} (none)"))
         speaker = None
         if line is None:
             raise GameEvalError(f"{source} #{k}: a reply with no public line before it")
@@ -116,11 +118,14 @@ def read_log(values: list[Any], source: str) -> tuple[list[PublishedReply], dict
             action = VOTE
         elif out := _OUT.search(line):
             eliminated[round_] = out.group(1)
+    if speaker is not None:  # the log ends after a public line
+        replies.append(PublishedReply(speaker[0], action, round_, None, speaker[1], f"{source} end (none)"))
     return replies, eliminated
 
 
-def read_pair(folder: Path) -> list[PublishedGame]:
-    """The games of one pair folder `SPYWORD&VILLAGERWORD`, by log number."""
+def read_pair(folder: Path, unreadable: list[str] | None = None) -> list[PublishedGame]:
+    """The games of one pair folder `SPYWORD&VILLAGERWORD`, by log number; a log that cannot be
+    read as GameEval wrote them is left out, with why, in `unreadable`."""
     spy_word, _, villager_word = folder.name.partition("&")
     results = last_results(folder / "res.json")
     games = []
@@ -129,7 +134,11 @@ def read_pair(folder: Path) -> list[PublishedGame]:
         if result is None:
             continue  # a log without its result line: no outcome to compare with
         source = f"{folder.name}/{log.name}"
-        replies, eliminated = read_log(json_values(log.read_text(encoding="utf-8")), source)
+        try:
+            replies, eliminated = read_log(json_values(log.read_text(encoding="utf-8")), source)
+        except (GameEvalError, ValueError) as e:  # json.JSONDecodeError is a ValueError
+            (unreadable if unreadable is not None else []).append(f"{source}: {e}")
+            continue
         seats = list(result["players"])
         games.append(PublishedGame(
             source, spy_word, villager_word, seats, dict(zip(seats, result["llms"])),
@@ -139,9 +148,9 @@ def read_pair(folder: Path) -> list[PublishedGame]:
     return games
 
 
-def read_games(root: Path) -> list[PublishedGame]:
+def read_games(root: Path, unreadable: list[str] | None = None) -> list[PublishedGame]:
     """Every game under GameEval's `spyfall/random/` folder (one sub-folder per pair)."""
     folders = sorted(p for p in root.iterdir() if p.is_dir() and "&" in p.name)
     if not folders:
         raise GameEvalError(f"{root}: no GameEval pair folder (SPYWORD&VILLAGERWORD) in it")
-    return [game for folder in folders for game in read_pair(folder)]
+    return [game for folder in folders for game in read_pair(folder, unreadable)]

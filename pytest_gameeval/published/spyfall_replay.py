@@ -48,11 +48,12 @@ class ReplayedSpyFall(SpyFallGame):
         return None
 
 
-def replay_options(protocol: str) -> SpyFallOptions:
-    return SPEC.parse_options({"protocol": protocol, **REPLAY_OPTIONS})  # type: ignore[return-value]
+def replay_options(protocol: str, players: int = 6) -> SpyFallOptions:
+    return SPEC.parse_options({"protocol": protocol, **REPLAY_OPTIONS, "players": players})  # type: ignore[return-value]
 
 
 def replay_game(published: PublishedGame, protocol: str, *, strict: bool = False) -> Replay:
     """Replay one published game under `protocol` ("default" or "paper"); see ReplaySeat for `strict`."""
-    return run_replay(ReplayedSpyFall(published, replay_options(protocol)), published, protocol, WINNERS,
+    options = replay_options(protocol, len(published.seats))
+    return run_replay(ReplayedSpyFall(published, options), published, protocol, WINNERS,
                       strict=strict)

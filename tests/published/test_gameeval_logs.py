@@ -124,3 +124,27 @@ def test_unparsed_and_failed_replies_have_their_own_fates(tmp_path):
 def test_a_folder_without_pairs_is_one_clear_error(tmp_path):
     with pytest.raises(GameEvalError, match="no GameEval pair folder"):
         read_games(tmp_path)
+
+
+def test_a_log_that_cannot_be_read_is_left_out_with_why(pair):
+    (pair / "1.log").write_text('{"role": "user", "content": "host: the game now start"}\n\n{"thought": "orphan"}')
+    with (pair / "res.json").open("a") as out:
+        out.write(json.dumps({"winer": "spy", "players": SEATS, "llms": MODELS, "spy_index": 3, "round": 3,
+                              "log": "1.log"}) + "\n")
+    unreadable: list[str] = []
+    games = read_games(pair.parent, unreadable)
+    assert [g.source for g in games] == ["Oboe&Clarinet/0.log"]
+    assert unreadable == ["Oboe&Clarinet/1.log: Oboe&Clarinet/1.log #1: a reply with no public line before it"]
+
+
+def test_a_public_line_without_its_reply_is_a_failed_call(tmp_path):
+    folder = tmp_path / "Oboe&Clarinet"
+    folder.mkdir()
+    round1 = round_values(SEATS, {"player3": "player1"})
+    missing = round1.index(user("player1: a clue")) + 1
+    del round1[missing]  # player1's description reply was never printed
+    write_game(folder, "0.log", [round1], "villager", 1)
+    (game,) = read_games(tmp_path)
+    first = [r for r in game.replies if r.seat == "player1"][0]
+    assert first.value is None and first.text is None and first.action == DESCRIBE
+    assert replay_game(game, "paper").same_outcome
