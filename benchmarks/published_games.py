@@ -28,7 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_gameeval.published.fidelity import measure  # noqa: E402
+from pytest_gameeval.engine.record import write_records  # noqa: E402
+from pytest_gameeval.published.fidelity import measure, replay_records  # noqa: E402
 from pytest_gameeval.published.replaying import FATES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,11 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--source", type=Path, default=None, help="the folder of the published games")
     parser.add_argument("--markdown", action="store_true", help="print the tables docs/fidelity.md shows")
+    parser.add_argument("--records", type=Path, default=None,
+                        help="also write the protocol=paper replays as our game records (JSON lines), for "
+                             "`gameeval rejudge` after a game's rules change (they hold the published replies)")
     args = parser.parse_args(argv)
     source = args.source or default_source()
     if not source.is_dir():
         parser.error(f"{source}: no such folder (the published games are not copied into the project)")
     result = measure(source)
+    if args.records:
+        write_records(args.records, replay_records(source))
     if args.markdown:
         print("\n".join(tables(result)))
     else:

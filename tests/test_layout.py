@@ -47,7 +47,7 @@ ALLOWED = {
     "published": {"engine", "metrics", "games", "players"},
     "inspect_ext": {"engine", "metrics", "players", "games"},
     "backends": {"engine", "games", "inspect_ext"},
-    "analysis": {"engine", "metrics", "players", "games", "inspect_ext", "backends"},
+    "analysis": {"engine", "metrics", "players", "games", "published", "inspect_ext", "backends"},
     # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are players'
     "pytest_plugin": {"engine", "metrics", "players", "games", "inspect_ext", "backends", "analysis"},
     "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis"},

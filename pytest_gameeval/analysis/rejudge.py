@@ -25,12 +25,13 @@ from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import FAILURE, HOST_MSG, REPLY, Event
-from pytest_gameeval.engine.game import CHAT_ERROR
+from pytest_gameeval.engine.game import CHAT_ERROR, Game
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.runner import play
 from pytest_gameeval.engine.spec import EVALUATED
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.players.replay import Recorded, ReplayDiverged, ReplaySeat, left_over
+from pytest_gameeval.published.from_record import replayed_game
 
 ACCEPTED, FAILED_CALL, NOT_ASKED = "accepted", "failed call", "not asked again (an earlier attempt is now accepted)"
 
@@ -106,17 +107,11 @@ def rejudge_record(record: GameRecord) -> Rejudged:
     result = Rejudged(record)
     try:
         spec = get_spec(record.game)
-        options = spec.parse_options(record.options)
-        row = next((r for r in spec.rows(options) if r.id == record.instance_id), None)
-        if row is None:
-            raise GameEvalError(f"case {record.instance_id!r} is not in the installed game's data")
-        game, seed = spec.setup(row, record.epoch, options)
+        game, seed = set_up(record)
     except (GameEvalError, KeyError, ValueError) as e:
         result.error = str(e)
         return result
-    if seed != record.seed:
-        result.error = f"the installed game derives seed {seed}, the record has {record.seed}"
-        return result
+    options = game.options
     seats = {s["name"]: ReplaySeat(recordings(record)[s["name"]], s["model"], structured=bool(s.get("structured")))
              for s in record.seats}
     evaluated = {s["name"] for s in record.seats if s.get("model_role") == EVALUATED}
@@ -132,6 +127,23 @@ def rejudge_record(record: GameRecord) -> Rejudged:
     if new is not None and stop is None:
         result.new = _as_recorded(new, record, spec)
     return result
+
+
+def set_up(record: GameRecord) -> tuple[Game, int]:
+    """The recorded game set up again by the installed game: from its row, epoch, options and seed,
+    or, for a replay of a paper's published game, seated as that replay was."""
+    replayed = replayed_game(record)
+    if replayed is not None:
+        return replayed, record.seed
+    spec = get_spec(record.game)
+    options = spec.parse_options(record.options)
+    row = next((r for r in spec.rows(options) if r.id == record.instance_id), None)
+    if row is None:
+        raise GameEvalError(f"case {record.instance_id!r} is not in the installed game's data")
+    game, seed = spec.setup(row, record.epoch, options)
+    if seed != record.seed:
+        raise GameEvalError(f"the installed game derives seed {seed}, the record has {record.seed}")
+    return game, seed
 
 
 def _as_recorded(new: GameRecord, old: GameRecord, spec: Any) -> GameRecord:

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.ballots import match_name
 from pytest_gameeval.published.gameeval_logs import MODELS, VOTE, PublishedGame, PublishedReply, read_games
 from pytest_gameeval.published.replaying import FATES, REJECTED, Replay
@@ -165,3 +166,12 @@ def measure(source: Path) -> dict[str, Any]:
         spygame.pop("replays")
         out["spygame"] = {"source": "SpyGame 562c405 benchmark", **spygame}
     return out
+
+
+def replay_records(source: Path, protocol: str = "paper") -> list[GameRecord]:
+    """The records of every published game's lenient replay that reached its end, for
+    `gameeval rejudge` (which seats each again from its record: published/from_record.py)."""
+    replays = [spyfall_replay(g, protocol) for g in read_games(gameeval_folder(source))]
+    if (source / SPYGAME_FOLDER).is_dir():
+        replays += [spygame_replay(g, protocol) for g in read_spygame(source / SPYGAME_FOLDER)]
+    return [r.record for r in replays if r.record is not None and r.diverged is None]

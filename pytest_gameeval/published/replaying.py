@@ -14,6 +14,7 @@ from pytest_gameeval.engine.game import CHAT_ERROR, Game
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.runner import play
 from pytest_gameeval.games.ballots import match_name
+from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.players.replay import Recorded, ReplayDiverged, ReplaySeat, left_over
 from pytest_gameeval.published.gameeval_logs import MODELS, VOTE, PublishedGame, PublishedReply
 
@@ -63,6 +64,8 @@ def run_replay(game: Game, published: PublishedGame, protocol: str, winners: dic
     replay = Replay(published, protocol, reply_fates(game.events, published.replies), record,
                     diverged.as_dict() if diverged else None)
     if record is not None:
+        spec = get_spec(record.game)  # what judged it: `gameeval rejudge` says from which version
+        record.game_version, record.game_fingerprint = spec.version, spec.fingerprint
         label, details = record.label, record.outcome["details"]
         replay.outcome = {"winner": winners.get(label, label), "round": details["rounds"]}
     return replay

@@ -148,3 +148,27 @@ def test_a_public_line_without_its_reply_is_a_failed_call(tmp_path):
     first = [r for r in game.replies if r.seat == "player1"][0]
     assert first.value is None and first.text is None and first.action == DESCRIBE
     assert replay_game(game, "paper").same_outcome
+
+
+def test_rejudge_seats_a_published_replay_again_and_lists_what_other_rules_change(tmp_path):
+    """A replay record judged by the default protocol (the self-vote rejected; the re-prompt got a
+    failed call, which settles the turn as forfeited),
+    re-judged as if its rules had become the paper's: the self-vote is now accepted, its recorded
+    re-prompts are not asked, and the game ends as GameEval's did."""
+    from pytest_gameeval.analysis.rejudge import NOT_ASKED, rejudge_record
+
+    folder = tmp_path / "Oboe&Clarinet"
+    folder.mkdir()
+    round1 = round_values(SEATS, {"player2": "player2", "player3": "player1",
+                                  **{s: "player2" for s in ("player1", "player4", "player5", "player6")}}, "player2")
+    alive = [s for s in SEATS if s != "player2"]
+    write_game(folder, "0.log", [round1, round_values(alive, {"player3": "player1"})], "villager", 2)
+    (game,) = read_games(tmp_path)
+    record = replay_game(game, "default").record
+    same = rejudge_record(record)
+    assert same.new is not None and same.changes == [] and same.diverged is None
+    record.options["protocol"] = "paper"
+    changed = rejudge_record(record)
+    assert changed.diverged is None and not changed.outcome_changed
+    assert [(c["seat"], c["attempt"], c["was"].split(":")[0], c["now"]) for c in changed.changes] == [
+        ("player2", 0, "rule", "accepted"), ("player2", 1, "failed call", NOT_ASKED)]

@@ -105,3 +105,13 @@ def test_rejudge_judges_the_published_games_by_the_installed_rules():
                          capture_output=True, text=True, timeout=300, check=True)
     paper = next(line for line in run.stdout.splitlines() if line.startswith("GameEval") and "protocol=paper" in line)
     assert "(0 of them moves the paper's harness accepted)" in paper
+
+
+def test_the_replays_as_records_re_judge_unchanged_by_the_rules_that_made_them(tmp_path):
+    records = tmp_path / "published.records.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "published_games.py"), "--source", str(SOURCE),
+                    "--records", str(records)], capture_output=True, text=True, timeout=300, check=True)
+    run = subprocess.run([sys.executable, "-m", "pytest_gameeval.cli", "rejudge", str(records), "--json"],
+                         capture_output=True, text=True, timeout=300, check=True)
+    for game, result in json.loads(run.stdout)["games"].items():
+        assert result["replayed"] == result["games"] > 0 and result["changed_moves"] == 0, game
