@@ -247,22 +247,3 @@ def game_version(game: str, game_package: str) -> str:
         return str(declared)
     return f"{declared or 0}+dev.{actual[:8]}"
 
-
-# -- what a seat is shown: the prompts' fingerprint (gameeval rejudge, issue 45) -------------------
-PROMPT_MODULES = ("pytest_gameeval.engine.views",)  # how every game's events become a seat's messages
-
-
-@lru_cache(maxsize=None)
-def prompts_fingerprint(game_package: str) -> str:
-    """sha256 over what writes a game's prompts: its `prompts` module with the package modules it
-    imports (shared wording, reply formats) and the engine's rendering of a seat's view. Two versions
-    of a game with the same prompts fingerprint showed the models the same prompts for the same
-    events, so recorded replies of one are fair moves in the other (a re-judged baseline). Host lines
-    written in a game's rules are not covered: `gameeval rejudge` also compares, game by game, every
-    host line of the replay with the recorded one."""
-    sources = _installed_sources()
-    parts = sources.closure([f"{game_package}.prompts", *PROMPT_MODULES])
-    digest = hashlib.sha256()
-    for name, text in sorted(parts.items()):
-        digest.update(name.encode() + b"\0" + text.encode() + b"\0")
-    return digest.hexdigest()
