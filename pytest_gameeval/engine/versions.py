@@ -246,4 +246,3 @@ def game_version(game: str, game_package: str) -> str:
     if declared is not None and actual == expected:
         return str(declared)
     return f"{declared or 0}+dev.{actual[:8]}"
-
