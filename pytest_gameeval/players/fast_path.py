@@ -26,8 +26,12 @@ import sys
 from typing import Any, Callable
 
 ENV = "GAMEEVAL_FAST_PATH"
-# (path from the provider's SDK client to the resource, the bulk argument) per API we speed up
-RESOURCES = (("chat.completions", "messages"), ("responses", "input"))
+# per SDK (the module its client comes from): (path from the client to the resource, its method,
+# the bulk argument) for each API we speed up; the first is the one a game's calls go through
+RESOURCES = {
+    "openai": (("chat.completions", "create", "messages"), ("responses", "create", "input")),
+    "anthropic": (("messages", "stream", "messages"), ("messages", "create", "messages")),
+}
 _noticed: set[str] = set()
 
 
@@ -58,46 +62,49 @@ def _shaped_as_expected(create: Callable[..., Any], bulk: str) -> bool:
 
 
 def _wrapped(create: Callable[..., Any], bulk: str) -> Callable[..., Any]:
-    async def create_fast(*args: Any, **kwargs: Any) -> Any:
+    # a plain function returning what the SDK's returns (a coroutine, or Anthropic's stream manager)
+    def create_fast(*args: Any, **kwargs: Any) -> Any:
         items = kwargs.get(bulk)
         extra = kwargs.get("extra_body")
         if args or not isinstance(items, list) or not items or (extra is not None and not isinstance(extra, dict)) \
                 or (extra and bulk in extra):
-            return await create(*args, **kwargs)  # anything unusual: the SDK's own path, unchanged
+            return create(*args, **kwargs)  # anything unusual: the SDK's own path, unchanged
         kwargs[bulk] = []
         kwargs["extra_body"] = {**(extra or {}), bulk: items}
-        return await create(**kwargs)
+        return create(**kwargs)
 
     create_fast.gameeval_fast_path = True  # type: ignore[attr-defined]
     return create_fast
 
 
 def install(model: Any) -> str:
-    """Speed up `model`'s calls where its provider holds an openai SDK client; returns the state
-    ("on" when its chat completions go the fast way, "off", or why it is unavailable)."""
+    """Speed up `model`'s calls where its provider holds an openai or anthropic SDK client; returns
+    the state ("on" when the calls a game makes go the fast way, "off", or why it is unavailable)."""
     if not enabled():
         return "off"
     target = getattr(model, "_model", model)  # the plugin's cache wrapper holds the Model
     client = getattr(getattr(target, "api", None), "client", None)
-    if client is None or not type(client).__module__.startswith("openai"):
-        return "unavailable: not an openai SDK client"
-    states: dict[str, str] = {}
-    for path, bulk in RESOURCES:
-        resource = _resource(client, path)
-        create = getattr(resource, "create", None)
-        if create is None:
-            continue
-        if getattr(create, "gameeval_fast_path", False):
-            states[path] = "on"
-            continue
-        if not _shaped_as_expected(create, bulk):  # (the SDK's create is a plain function returning a coroutine)
-            _notice(f"{type(resource).__name__}.create of this openai SDK does not take {bulk}= and extra_body= "
-                    "as keywords (the SDK changed); requests go the SDK's own way")
-            continue
-        try:
-            resource.create = _wrapped(create, bulk)
-        except (AttributeError, TypeError):
-            _notice(f"cannot wrap {type(resource).__name__}.create; requests go the SDK's own way")
-            continue
-        states[path] = "on"
-    return "on" if states.get("chat.completions") == "on" else "unavailable: chat completions not wrapped"
+    sdk = type(client).__module__.split(".")[0] if client is not None else ""
+    if sdk not in RESOURCES:
+        return "unavailable: not an openai or anthropic SDK client"
+    wrapped = [_wrap(_resource(client, path), method, bulk) for path, method, bulk in RESOURCES[sdk]]
+    return "on" if wrapped[0] else f"unavailable: {sdk}'s {RESOURCES[sdk][0][0]}.{RESOURCES[sdk][0][1]} not wrapped"
+
+
+def _wrap(resource: Any, method: str, bulk: str) -> bool:
+    """Wrap `resource.method` once; False where the SDK is not shaped as the remedy needs."""
+    create = getattr(resource, method, None)
+    if create is None:
+        return False
+    if getattr(create, "gameeval_fast_path", False):
+        return True
+    if not _shaped_as_expected(create, bulk):
+        _notice(f"{type(resource).__name__}.{method} of this SDK does not take {bulk}= and extra_body= as keywords "
+                "(the SDK changed); requests go the SDK's own way")
+        return False
+    try:
+        setattr(resource, method, _wrapped(create, bulk))
+    except (AttributeError, TypeError):
+        _notice(f"cannot wrap {type(resource).__name__}.{method}; requests go the SDK's own way")
+        return False
+    return True

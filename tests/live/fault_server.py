@@ -65,7 +65,7 @@ class Faults:
         self.rng = random.Random(seed)
         self.served: Counter[str] = Counter()
         self.first_calls: Counter[str] = Counter()  # conversation (its system prompt) -> calls seen
-        self.bodies: list[str] = []  # every chat request body, as received
+        self.bodies: list[str] = []  # every request body (OpenAI's and Anthropic's), as received
 
     def pick(self, conversation: str) -> str:
         fault = self.fault
@@ -120,7 +120,9 @@ def make_app(faults: Faults) -> Starlette:
                              "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}})
 
     async def messages(request: Request) -> Response:
-        body = await request.json()
+        raw = await request.body()
+        faults.bodies.append(raw.decode("utf-8"))
+        body = json.loads(raw)
         system = body.get("system", "")
         system = system if isinstance(system, str) else " ".join(b.get("text", "") for b in system)
         fault = faults.pick(system[:200])

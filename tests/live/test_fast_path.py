@@ -52,26 +52,34 @@ def conversations() -> list[list]:
             long]
 
 
-async def _send(url: str, fast: bool) -> None:
-    model = get_model("openai-api/loopback/bench", base_url=f"{url}/v1", api_key="sk-test", memoize=False)
+async def _send(url: str, fast: bool, provider: str) -> None:
+    if provider == "openai":
+        model = get_model("openai-api/loopback/bench", base_url=f"{url}/v1", api_key="sk-test", memoize=False)
+        create = model.api.client.chat.completions
+    else:  # inspect's Anthropic provider streams (messages.stream)
+        model = get_model("anthropic/claude-sonnet-4-0", base_url=url, api_key="sk-ant-test", memoize=False)
+        create = model.api.client.messages
     state = fast_path.install(model) if fast else "off"
     assert state == ("on" if fast else "off")
-    assert getattr(model.api.client.chat.completions.create, "gameeval_fast_path", False) is fast
+    method = "create" if provider == "openai" else "stream"
+    assert getattr(getattr(create, method), "gameeval_fast_path", False) is fast
     for messages in conversations():
         await model.generate(messages, config=GenerateConfig(max_tokens=20, temperature=0.5))
 
 
-def test_direct_calls_send_the_same_bytes(monkeypatch):
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_direct_calls_send_the_same_bytes(monkeypatch, provider):
     captured = {}
     for fast in (False, True):
         monkeypatch.setenv(fast_path.ENV, "1" if fast else "0")
         with serve() as url:
-            asyncio.run(_send(url, fast))
+            asyncio.run(_send(url, fast, provider))
             captured[fast] = bodies(url)
     assert len(captured[True]) == len(conversations())
     assert captured[True] == captured[False]
-    assert "«ça va?» 你好" in captured[True][2] or "\\u00abça" in captured[True][2]  # the history went out whole
-    assert json.loads(captured[True][2])["messages"][-1]["content"] == "Your turn."
+    assert "Round 39" in captured[True][2]  # the history went out whole
+    assert json.loads(captured[True][2])["messages"][-1]["content"] in ("Your turn.", [{"type": "text",
+                                                                                       "text": "Your turn."}])
 
 
 @pytest.mark.parametrize("style", ["chat", "flat"])
@@ -123,7 +131,7 @@ def test_the_guard_switches_off_on_a_changed_sdk(capsys, monkeypatch):
     assert "extra_body" in capsys.readouterr().err
     assert not getattr(client.chat.completions.create, "gameeval_fast_path", False)
     other = type("Model", (), {"api": type("API", (), {"client": object()})()})()
-    assert fast_path.install(other) == "unavailable: not an openai SDK client"
+    assert fast_path.install(other) == "unavailable: not an openai or anthropic SDK client"
 
 
 def test_the_wrapper_moves_the_bulk_into_extra_body_only_when_it_can():
