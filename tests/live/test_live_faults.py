@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log
 
 SERVER = Path(__file__).with_name("fault_server.py")
 PROVIDER_FAILED = 6  # pytest_plugin/exit_codes.py
@@ -184,18 +185,27 @@ def test_what_may_pass_is_retried_within_bounds_then_fails_with_its_cause(server
         assert waiting in out, (name, out[-3000:])
 
 
-def test_inspect_eval_ends_with_the_cause_on_one_line(servers, tmp_path):
-    for fault, extra in (("401", []), ("hang", ["--attempt-timeout", "2", "--timeout", "3", "--max-retries", "1"])):
-        inspect = str(Path(sys.executable).with_name("inspect"))
-        argv = [inspect, "eval", "gameeval/askguess", "--model", "openai/gpt-4o-mini",
-                "--limit", "2", "-T", "max_rounds=3", "--log-dir", str(tmp_path / fault), "--display", "plain", *extra]
-        start = time.monotonic()
-        done = subprocess.run(argv, cwd=tmp_path, env=environment(servers.url(fault)), capture_output=True,
-                              text=True, timeout=120)
-        lines = [line for line in done.stderr.splitlines() if line.startswith("gameeval: provider failure: ")]
-        assert len(lines) == 1, done.stdout[-2000:] + done.stderr[-2000:]
-        assert ("HTTP 401" if fault == "401" else "timed out") in lines[0]
-        assert time.monotonic() - start < 60
+INSPECT_FAULTS = {"401": ([], "HTTP 401"), "truncated": ([], "unreadable response"),
+                  "empty-choices": ([], "no choices"),
+                  "hang": (["--attempt-timeout", "2", "--timeout", "3", "--max-retries", "1"], "timed out"),
+                  "429": (["--timeout", "3", "--max-retries", "1"], "HTTP 429 rate limited")}
+
+
+@pytest.mark.parametrize("fault", list(INSPECT_FAULTS))
+def test_inspect_eval_ends_with_the_cause_on_one_line(servers, tmp_path, fault):
+    extra, cause = INSPECT_FAULTS[fault]
+    inspect = str(Path(sys.executable).with_name("inspect"))
+    argv = [inspect, "eval", "gameeval/askguess", "--model", "openai/gpt-4o-mini",
+            "--limit", "2", "-T", "max_rounds=3", "--log-dir", str(tmp_path / fault), "--display", "plain", *extra]
+    start = time.monotonic()
+    done = subprocess.run(argv, cwd=tmp_path, env=environment(servers.url(fault)), capture_output=True,
+                          text=True, timeout=120)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("gameeval: provider failure: ")]
+    log = next((tmp_path / fault).glob("*.eval"))
+    assert read_eval_log(str(log), header_only=True).status == "error"  # never a finished evaluation
+    assert len(lines) == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert cause in lines[0]
+    assert time.monotonic() - start < 60
 
 
 def test_gameeval_compare_ends_with_the_cause(servers, tmp_path):
