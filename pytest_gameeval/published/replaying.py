@@ -18,9 +18,10 @@ from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.players.replay import Recorded, ReplayDiverged, ReplaySeat, left_over
 from pytest_gameeval.published.gameeval_logs import MODELS, VOTE, PublishedGame, PublishedReply
 
-SAME, READ_DIFFERENTLY, READ_UNREADABLE = "same move", "read differently", "read where the paper's harness could not"
+SAME_MOVE, READ_DIFFERENTLY = "same move", "read differently"
+READ_UNREADABLE = "read where the paper's harness could not"
 REJECTED, FAILED_CALL, NOT_REACHED = "rejected", "failed call", "not reached"
-FATES = (SAME, READ_DIFFERENTLY, READ_UNREADABLE, REJECTED, FAILED_CALL, NOT_REACHED)
+FATES = (SAME_MOVE, READ_DIFFERENTLY, READ_UNREADABLE, REJECTED, FAILED_CALL, NOT_REACHED)
 
 
 @dataclass
@@ -83,7 +84,7 @@ def reply_fates(events: list[Event], replies: list[PublishedReply]) -> list[Fate
         seat, first = event.speaker, event.data.get("attempt") == 0
         if event.kind == REPLY and first and queues.get(seat):
             current[seat] = queues[seat].pop(0)
-            current[seat].fate = SAME
+            current[seat].fate = SAME_MOVE
         elif event.kind == FAILURE and first and event.data.get("kind") == CHAT_ERROR and queues.get(seat):
             queues[seat].pop(0).fate = FAILED_CALL
         elif event.kind == FAILURE and first and seat in current:

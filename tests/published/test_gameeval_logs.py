@@ -8,7 +8,7 @@ import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.published.gameeval_logs import DESCRIBE, VOTE, read_games
-from pytest_gameeval.published.replaying import FAILED_CALL, READ_UNREADABLE, REJECTED, SAME
+from pytest_gameeval.published.replaying import FAILED_CALL, READ_UNREADABLE, REJECTED, SAME_MOVE
 from pytest_gameeval.published.spyfall_replay import replay_game
 
 SEATS = ["player2", "player1", "player3", "player4", "player5", "player6"]  # speaking order
@@ -84,7 +84,7 @@ def test_a_recorded_game_replays_to_its_published_winner_and_round(pair, protoco
     replay = replay_game(game, protocol, strict=True)
     assert replay.diverged is None and replay.same_outcome
     assert replay.outcome == {"winner": "villager", "round": 2}
-    assert {f.fate for f in replay.fates} == {SAME}
+    assert {f.fate for f in replay.fates} == {SAME_MOVE}
     assert replay.record.seats[2]["model"] == "GPT-4"
 
 
