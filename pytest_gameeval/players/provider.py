@@ -161,10 +161,13 @@ def watch_retries(model: Any) -> None:
 
 def retry_config(max_retries: int | None = None, timeout: int | None = None,
                  attempt_timeout: int | None = None) -> GenerateConfig:
-    """inspect's retry settings: the values given, else our defaults."""
-    return GenerateConfig(max_retries=MAX_RETRIES if max_retries is None else max_retries,
-                          timeout=TIMEOUT if timeout is None else timeout,
-                          attempt_timeout=ATTEMPT_TIMEOUT if attempt_timeout is None else attempt_timeout)
+    """inspect's retry settings: the values given, else our defaults. One attempt never gets longer
+    than the whole call (inspect checks the total only between attempts: `--gameeval-timeout 20`
+    with the default 90 s attempt would still wait 90 s on a silent server)."""
+    timeout = TIMEOUT if timeout is None else timeout
+    attempt = ATTEMPT_TIMEOUT if attempt_timeout is None else attempt_timeout
+    return GenerateConfig(max_retries=MAX_RETRIES if max_retries is None else max_retries, timeout=timeout,
+                          attempt_timeout=min(attempt, timeout))
 
 
 # `-M`-style model arguments that are inspect's retry settings, not the SDK client's: the SDK's
