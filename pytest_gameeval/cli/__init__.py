@@ -23,6 +23,11 @@ COMMANDS = {
         "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse "
         "or missing; report merge OUT SLICE...: one report from a run's slices",
     ),
+    "estimate": (
+        _run("estimate"),
+        "estimate MODEL: the calls, tokens and cost of a planned run before it is played (a price table, each game's "
+        "token profile), with a range and the gate's expected and worst case",
+    ),
     "compare": (
         _run("compare"),
         "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the "

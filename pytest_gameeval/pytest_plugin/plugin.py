@@ -24,4 +24,5 @@ pytest_plugins = [
     "pytest_gameeval.pytest_plugin.items",  # collection: one item per game case, shards played
     "pytest_gameeval.pytest_plugin.fixtures",  # gameeval_settings, gameeval_play
     "pytest_gameeval.pytest_plugin.report_writer",  # merge, report, gate, terminal summary
+    "pytest_gameeval.pytest_plugin.spend",  # prices, the estimate, the run's budget, the cost in the summary
 ]  # xdist_hooks: registered by session.pytest_configure when pytest-xdist is installed

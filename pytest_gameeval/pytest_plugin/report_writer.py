@@ -246,6 +246,9 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     gate_summary = _gate_summary(state, games, gates, ordered)
     report_path = report_path_of(state)
     report = _report(state, games, ordered, gate_summary, report_path)
+    from pytest_gameeval.pytest_plugin.spend import add_spend  # the cost, gate savings and budget (issue 46)
+
+    add_spend(state, report)
     write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
     write_json_atomic(report_path, report)
     clear_journal(report_path)  # the report now holds every game

@@ -308,6 +308,7 @@ class Runner:
         self.reused: list[str] = []  # cases taken from the journal instead of played
         self.progress: dict[str, Any] = {}  # game -> engine.progress.Tally, when progress lines are wanted
         self.provider_stop = ProviderStop()  # stops the run on the provider's failures
+        self.spend: Any = None  # budget.Spend, with a price table: asked before a game starts, told when it ends
 
     def run(self, coro: Any) -> Any:
         if self._loop is None:
@@ -343,6 +344,8 @@ class Runner:
         async with sem:
             if self.provider_stop.cause is not None:  # no more games spent on a provider that cannot answer
                 return CaseResult(case, "not played", reason=self.provider_stop.not_played())
+            if self.spend is not None and not overrides and (refused := self.spend.refuse(case)) is not None:
+                return CaseResult(case, "not played", reason=refused)  # the run's budget (budget.py)
             notes: list[str] = []
             start = time.perf_counter()
             if tally is not None:
@@ -361,15 +364,21 @@ class Runner:
                 self.provider_stop.failed(e)
                 if tally is not None:
                     tally.game_finished(None, None)
+                if self.spend is not None and not overrides:
+                    self.spend.settle(case, None)  # what it spent is unknown: its reservation stands
                 return CaseResult(case, "error", error=f"provider failure: {e.cause}", provider=e.to_dict(),
                                   seconds=time.perf_counter() - start)
             except Exception:  # a harness or rules bug: the case fails with the traceback
                 if tally is not None:
                     tally.game_finished(None, None)
+                if self.spend is not None and not overrides:
+                    self.spend.settle(case, None)  # what it spent is unknown: its reservation stands
                 return CaseResult(case, "error", error=traceback.format_exc(), seconds=time.perf_counter() - start)
             self.provider_stop.played(record.seats)
             if tally is not None:
                 tally.game_finished(record.label, scores)
+            if self.spend is not None and not overrides:
+                self.spend.settle(case, record)
             if self.journal is not None and not overrides:
                 self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores)
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)

@@ -1,0 +1,255 @@
+"""What a run cost: a price table in inspect's `--model-cost-config` format, and the cost of every
+case, seat, model, game and run from the token usage the records already hold.
+
+The price table is the file inspect reads with `inspect eval --model-cost-config FILE` (YAML or
+JSON): a mapping of model name to `input`, `output`, `input_cache_write` and `input_cache_read`,
+each in USD per million tokens. inspect requires all four (its `ModelCost` has no defaults), so
+we do too: one file serves both front ends.
+
+A model with no price is never priced 0: its seats' cost is None, the totals say they cover
+the priced seats only, and the model is named once. Our own players cost nothing by declaration
+(the scripted policies and the embedded llama.cpp model make no API call) and are listed as such,
+unless the table prices them. Records count no cached input tokens, so all input is priced at
+the `input` price: an upper bound where a provider cached part of a prompt.
+
+Light on purpose (yaml only): the pytest plugin imports it when a price table is given.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from pytest_gameeval.engine.errors import GameEvalError
+
+PRICE_FIELDS = ("input", "output", "input_cache_write", "input_cache_read")
+FORMAT_HINT = ("inspect's --model-cost-config format: MODEL: {input: USD, output: USD, input_cache_write: USD, "
+               "input_cache_read: USD}, per million tokens")
+# our own providers make no API call: free unless the table prices them
+FREE_PREFIXES = {"gameeval/scripted": "scripted policy, no API call", "gameeval/local": "embedded model, no API call"}
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    input_cache_write: float = 0.0
+    input_cache_read: float = 0.0
+
+    def usd(self, input_tokens: int, output_tokens: int) -> float:
+        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    prices: Mapping[str, Price]
+    source: str = ""
+
+    def price(self, model: str) -> Price | None:
+        """The model's price: by its name, or a local GGUF's identity without its `@sha`; our own
+        providers are free unless priced; None when the table has no price for it."""
+        for name in (model, model.split("@")[0]):
+            if name in self.prices:
+                return self.prices[name]
+        return Price(0.0, 0.0) if free_reason(model) else None
+
+
+def free_reason(model: str) -> str | None:
+    """Why a model costs nothing (one of our own providers), or None."""
+    return next((why for prefix, why in FREE_PREFIXES.items() if model == prefix or model.startswith(prefix + "/")),
+                None)
+
+
+def load_prices(path: str | Path) -> PriceTable:
+    """Read a price table; any problem is one GameEvalError line naming the file and what is wrong."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise GameEvalError(f"price table {path}: cannot read ({e.strerror or e})") from None
+    try:
+        if path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text)
+    except Exception as e:  # json or yaml syntax: first line of its message
+        raise GameEvalError(f"price table {path}: not JSON or YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not data:
+        raise GameEvalError(f"price table {path}: expected a mapping of model names; {FORMAT_HINT}")
+    return PriceTable({str(model): _price(path, str(model), entry) for model, entry in data.items()}, str(path))
+
+
+def _price(path: Path, model: str, entry: Any) -> Price:
+    if not isinstance(entry, dict):
+        raise GameEvalError(f"price table {path}: {model}: expected a mapping of prices; {FORMAT_HINT}")
+    missing = [k for k in PRICE_FIELDS if k not in entry]
+    unknown = sorted(set(entry) - set(PRICE_FIELDS))
+    if missing or unknown:
+        what = f"missing {', '.join(missing)}" if missing else f"unknown field {', '.join(map(str, unknown))}"
+        raise GameEvalError(f"price table {path}: {model}: {what}; {FORMAT_HINT}")
+    values = {}
+    for k in PRICE_FIELDS:
+        v = entry[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise GameEvalError(f"price table {path}: {model}.{k}={v!r}: must be a number of USD per million tokens, "
+                                f"at least 0")
+        values[k] = float(v)
+    return Price(**values)
+
+
+# -- costing a run ----------------------------------------------------------------------------------
+
+
+def case_cost(entry: Mapping[str, Any], table: PriceTable) -> dict[str, Any] | None:
+    """One case's cost from its report entry (`usage` and `seats`): per seat, and the case's total
+    (None when a seat's model has no price). None for a case that played nothing."""
+    usage, seats = entry.get("usage") or {}, entry.get("seats") or {}
+    if not usage:
+        return None
+    out: dict[str, Any] = {}
+    for seat, used in usage.items():
+        model = (seats.get(seat) or {}).get("model", "?")
+        price = table.price(model)
+        usd = None if price is None else price.usd(used.get("input_tokens", 0), used.get("output_tokens", 0))
+        out[seat] = {"model": model, "role": (seats.get(seat) or {}).get("role"), "usd": usd,
+                     "input_tokens": used.get("input_tokens", 0), "output_tokens": used.get("output_tokens", 0),
+                     "calls": used.get("calls", 0)}
+    costs = [s["usd"] for s in out.values()]
+    return {"usd": None if None in costs else sum(costs), "seats": out}
+
+
+def _add(into: dict[str, Any], seat: Mapping[str, Any]) -> None:
+    for k in ("input_tokens", "output_tokens", "calls"):
+        into[k] = into.get(k, 0) + seat[k]
+    if seat["usd"] is not None:
+        into["usd"] = into.get("usd", 0.0) + seat["usd"]
+    else:
+        into.setdefault("usd", None)
+
+
+def totals(costs: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
+    """Totals over cases' costs: by model, by seat (name, role and model), the priced total, the
+    per-game spread, and the models with no price."""
+    by_model: dict[str, dict[str, Any]] = {}
+    by_seat: dict[str, dict[str, Any]] = {}
+    per_game: list[float] = []
+    for cost in costs:
+        if cost is None:
+            continue
+        if cost["usd"] is not None:
+            per_game.append(cost["usd"])
+        for seat, c in cost["seats"].items():
+            _add(by_model.setdefault(c["model"], {}), c)
+            _add(by_seat.setdefault(f"{seat} ({c['role']}) {c['model']}", {}), c)
+    unpriced = sorted(m for m, c in by_model.items() if c.get("usd") is None)
+    priced = sum(c["usd"] for c in by_model.values() if c.get("usd") is not None)
+    return {"usd": priced, "complete": not unpriced, "unpriced": unpriced, "games_priced": len(per_game),
+            "per_game": spread(per_game), "by_model": by_model, "by_seat": by_seat,
+            # our own providers, unless the table priced them
+            "free": {m: free_reason(m) for m, c in by_model.items() if free_reason(m) and c.get("usd") == 0}}
+
+
+def spread(values: list[float]) -> dict[str, float] | None:
+    """Mean and the 10th and 90th percentiles (numpy's linear interpolation), or None."""
+    if not values:
+        return None
+    import numpy as np
+
+    p10, p90 = np.percentile(values, [10, 90])
+    return {"mean": float(np.mean(values)), "p10": float(p10), "p90": float(p90)}
+
+
+def price_report(report: dict[str, Any], table: PriceTable) -> dict[str, Any]:
+    """Add `cost` to every case and game of a report (plugin form) and the run's `cost`; returns it."""
+    for case in report["cases"]:
+        cost = case_cost(case, table)
+        if cost is not None:
+            case["cost"] = cost
+    for name, game in report["games"].items():
+        game["cost"] = totals(c.get("cost") for c in report["cases"] if c["game"] == name)
+    run = totals(c.get("cost") for c in report["cases"])
+    run["prices"] = table.source
+    report["cost"] = run
+    return run
+
+
+def usd(value: float | None) -> str:
+    """A cost for people: enough digits for fractions of a cent."""
+    if value is None:
+        return "unknown"
+    return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def cost_line(cost: Mapping[str, Any], label: str = "cost") -> str:
+    """One line: the total, by model, and the models with no price (named once)."""
+    models = ", ".join(f"{m} {usd(c.get('usd'))} ({c['input_tokens']:,} in, {c['output_tokens']:,} out, "
+                       f"{c['calls']} calls)" for m, c in sorted(cost["by_model"].items()) if m not in cost["free"])
+    line = f"{label}: {usd(cost['usd'])}" + (f" = {models}" if models else "")
+    if cost["free"]:
+        line += "; free: " + ", ".join(f"{m} ({why})" for m, why in sorted(cost["free"].items()))
+    if cost["unpriced"]:
+        line += (f"; NO PRICE for {', '.join(cost['unpriced'])} (not counted: the total covers priced models only; "
+                 f"add it to the price table)")
+    return line
+
+
+GATE_STOPPED = "the sequential gate reached its verdict"
+
+
+def gate_savings(report: dict[str, Any]) -> dict[str, Any]:
+    """Games the sequential gate did not need, per gated game, and what they would have cost at
+    this run's mean cost of a played game of that game; added to each gate entry as well."""
+    gate = report.get("gate") or {}
+    saved: dict[str, Any] = {}
+    for name, entry in (gate.get("games") or {}).items():
+        skipped = sum(1 for c in report["cases"]
+                      if c["game"] == name and str(c.get("reason", "")).startswith(GATE_STOPPED))
+        per_game = ((report["games"].get(name) or {}).get("cost") or {}).get("per_game")
+        would = None if per_game is None else skipped * per_game["mean"]
+        entry["saved_games"], entry["saved_usd"] = skipped, would
+        saved[name] = {"games": skipped, "usd": would}
+    known = [s["usd"] for s in saved.values() if s["usd"] is not None]
+    return {"games": sum(s["games"] for s in saved.values()), "usd": sum(known) if known else None, "by_game": saved}
+
+
+def savings_line(saved: Mapping[str, Any]) -> str | None:
+    """The gate's early stop in games and money, or None when it saved nothing."""
+    if not saved["games"]:
+        return None
+    parts = ", ".join(f"{g} {s['games']}" for g, s in sorted(saved["by_game"].items()) if s["games"])
+    return (f"gate: its early stop saved {saved['games']} games ({parts}), which would have cost about "
+            f"{usd(saved['usd'])} at this run's mean cost per game")
+
+
+def report_cost_lines(report: Mapping[str, Any]) -> list[str]:
+    """The cost part of a run's summary (terminal and markdown alike): the run's cost, each game's
+    with its spread per game, the gate's savings and the budget; [] for a run without prices."""
+    cost = report.get("cost")
+    if not cost:
+        return []
+    lines = [cost_line(cost, f"cost of the run (prices: {cost.get('prices')})")]
+    for name, game in report["games"].items():
+        c = game.get("cost")
+        if not c or not c["by_model"]:
+            continue
+        per = c["per_game"]
+        each = (f", per game {usd(per['mean'])} (10th-90th percentile {usd(per['p10'])} to {usd(per['p90'])})"
+                if per else "")
+        lines.append(f"  {name}: {usd(c['usd'])} over {c['games_priced']} priced games{each}")
+    saved = cost.get("gate_saved")
+    if saved and savings_line(saved):
+        lines.append(savings_line(saved))  # type: ignore[arg-type]
+    budget = cost.get("budget")
+    if budget:
+        line = f"budget: {usd(budget['budget'])}, spent {usd(budget['spent'])}"
+        if budget["refused"]:
+            line += f"; {budget['refused']} games not started (missing, reason 'budget')"
+        lines.append(line)
+    return lines

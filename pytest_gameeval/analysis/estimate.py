@@ -1,0 +1,179 @@
+"""Cost before a run: the calls, tokens and cost of a planned run, from each game's token profile by
+round (analysis/cost_profile.py, shipped with the package) and the models' prices.
+
+Per game the plan has n games (cases x trials). Each measured game of the profile is cut at the
+plan's `max_rounds` and priced with the models the plan seats in each role, which gives one
+measured game's calls, tokens and cost; over the measured games that is a spread. The estimate of
+the game is n x the mean, its range n x the 10th and n x the 90th percentile: a model's games are
+alike (a weak questioner plays every game to the last round, a strong one ends them early), so
+the run's total moves with the kind of game the model plays, not only with chance, and the range
+says how far. For a gated game the gate's expected case is the games it needs when the new run
+replays its baseline's games (an unchanged model), its worst case every planned game at the 90th
+percentile.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+from pytest_gameeval.analysis.cost import PriceTable, spread, usd
+
+MEASURES = ("calls", "input_tokens", "output_tokens", "usd")
+
+
+def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of: Callable[[str], str],
+                   table: PriceTable | None, chars_per_token: float) -> list[dict[str, Any]]:
+    """Each measured game, cut at `max_rounds`, as calls, tokens and cost (usd None: a model has no
+    price); per model as well."""
+    out = []
+    # a game measured with fewer rounds than the plan allows would be cut short: left out while others remain
+    measured = [g for g in profile["games"] if max_rounds is None or (g.get("max_rounds") or max_rounds) >= max_rounds]
+    for game in measured or profile["games"]:
+        models: dict[str, list[float]] = {}
+        for rnd, roles in game["rounds"].items():
+            if max_rounds is not None and int(rnd) > max_rounds:
+                continue
+            for role, (calls, sent, replied) in roles.items():
+                cell = models.setdefault(model_of(role), [0, 0.0, 0.0])
+                cell[0] += calls
+                cell[1] += sent / chars_per_token
+                cell[2] += replied / chars_per_token
+        prices = {m: (table.price(m) if table is not None else None) for m in models}
+        costs = [None if p is None else p.usd(int(c[1]), int(c[2])) for m, c in models.items() for p in [prices[m]]]
+        out.append({"calls": sum(c[0] for c in models.values()),
+                    "input_tokens": sum(c[1] for c in models.values()),
+                    "output_tokens": sum(c[2] for c in models.values()),
+                    "usd": None if None in costs else sum(costs),
+                    "by_model": {m: {"calls": c[0], "input_tokens": c[1], "output_tokens": c[2]}
+                                 for m, c in models.items()}})
+    return out
+
+
+def estimate_game(name: str, n_games: int, samples: Sequence[Mapping[str, Any]],
+                  gate_games: tuple[int, int] | None = None) -> dict[str, Any]:
+    """A game's estimate: per measured game the mean and 10th/90th percentiles of each measure, the
+    run's expected total and range (n x those), and for a gated game its expected and worst case."""
+    entry: dict[str, Any] = {"game": name, "games": n_games, "measured": len(samples), "per_game": {}, "total": {}}
+    for key in MEASURES:
+        values = [s[key] for s in samples if s[key] is not None]
+        per = spread(values) if values and len(values) == len(samples) else None
+        entry["per_game"][key] = per
+        entry["total"][key] = None if per is None else {k: v * n_games for k, v in per.items()}
+    unpriced: set[str] = set()
+    for s in samples:
+        if s["usd"] is None:
+            unpriced.update(s["by_model"])
+    entry["models"] = sorted({m for s in samples for m in s["by_model"]})
+    if gate_games is not None:
+        expected, worst = gate_games
+        per = entry["per_game"]["usd"]
+        entry["gate"] = {"expected_games": expected, "worst_games": worst,
+                         "expected_usd": None if per is None else expected * per["mean"],
+                         "worst_usd": None if per is None else worst * per["p90"]}
+    return entry
+
+
+def replayed_gate_games(game: str, metrics: Sequence[Any], config: Any, base_cases: Sequence[Mapping[str, Any]],
+                        n_cases: int) -> int:
+    """Games the sequential gate needs when the new run replays its baseline's games one for one
+    (an unchanged, deterministic model): its looks run on the baseline's own cases."""
+    from pytest_gameeval.analysis.gate import GameGate
+
+    gate = GameGate.against(game, metrics, config, list(base_cases), n_cases)
+    new = [dict(c) for c in base_cases][:n_cases]
+    for end in gate.ends:
+        gate.look(base_cases, new[:end], min(end, len(new)), last=end >= n_cases)
+        if gate.stopped:
+            break
+    return gate.games_used or n_cases
+
+
+def run_total(games: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The plan's totals: sums of each game's expected total and range (None where a game's is unknown)."""
+    total: dict[str, Any] = {}
+    for key in MEASURES:
+        parts = [g["total"][key] for g in games]
+        known = parts and None not in parts
+        total[key] = {k: sum(p[k] for p in parts) for k in ("mean", "p10", "p90")} if known else None
+    gated = [g["gate"] for g in games if "gate" in g]
+    if gated:
+        plain = [g["total"]["usd"] for g in games if "gate" not in g]
+        rest = None if None in plain else sum(p["mean"] for p in plain)
+        exp = [g["expected_usd"] for g in gated]
+        worst = [g["worst_usd"] for g in gated]
+        rest_worst = None if None in plain else sum(p["p90"] for p in plain)
+        total["gate"] = {"expected_usd": None if None in exp or rest is None else sum(exp) + rest,
+                         "worst_usd": None if None in worst or rest_worst is None else sum(worst) + rest_worst}
+    return total
+
+
+def _fmt(value: Mapping[str, float] | None, kind: str) -> str:
+    if value is None:
+        return "unknown (a model has no price)" if kind == "usd" else "unknown"
+    if kind == "usd":
+        return f"{usd(value['mean'])} (range {usd(value['p10'])} to {usd(value['p90'])})"
+    return f"{value['mean']:,.0f} ({value['p10']:,.0f} to {value['p90']:,.0f})"
+
+
+def estimate_lines(estimate: Mapping[str, Any]) -> list[str]:
+    """The estimate for people: one line per game, the total, the gate's cases, unpriced models."""
+    lines = [f"gameeval estimate (plays nothing; profiles of {estimate['profile_made']}, "
+             f"{estimate['chars_per_token']:g} characters a token; range: 10th to 90th percentile of measured games):"]
+    for g in estimate["games"]:
+        t = g["total"]
+        lines.append(f"  {g['game']}: {g['games']} games x {_fmt(g['per_game']['calls'], 'n')} calls = "
+                     f"{_fmt(t['calls'], 'n')} calls, {_fmt(t['input_tokens'], 'n')} input and "
+                     f"{_fmt(t['output_tokens'], 'n')} output tokens, cost {_fmt(t['usd'], 'usd')}")
+        if "gate" in g:
+            gate = g["gate"]
+            lines.append(f"    gate: expected {gate['expected_games']} games {usd(gate['expected_usd'])} (if the model "
+                         f"replays its baseline), worst {gate['worst_games']} games {usd(gate['worst_usd'])}")
+        if g.get("note"):
+            lines.append(f"    {g['note']}")
+    total = estimate["total"]
+    lines.append(f"  total: {_fmt(total['calls'], 'n')} calls, cost {_fmt(total['usd'], 'usd')}")
+    if "gate" in total:
+        lines.append(f"  with the gate: expected {usd(total['gate']['expected_usd'])}, "
+                     f"worst {usd(total['gate']['worst_usd'])}")
+    if estimate["unpriced"]:
+        lines.append(f"  NO PRICE for {', '.join(estimate['unpriced'])}: its cost is unknown "
+                     "(add it to the price table)")
+    return lines
+
+
+def seat_models(spec: Any, options: Any, model: str, roles: Mapping[str, str]) -> Callable[[str], str]:
+    """role -> the model a run seats in it (engine/seating.py decides, as for a real run): the
+    evaluated model, a bound role's model, the game's reference policy, else self-play."""
+    from pytest_gameeval.engine.seating import Seating
+    from pytest_gameeval.games.registry import REFERENCE_MODEL
+
+    bound: dict[str, Any] = {name: (m.split(",") if "," in m else m) for name, m in roles.items()}
+    seats = Seating(spec, options, evaluated=model, bound=bound, reference=REFERENCE_MODEL, self_play=model,
+                    flag="--role")
+    return lambda role: str(seats.choose(role).plays)
+
+
+def estimate_plans(plans: Sequence[Mapping[str, Any]], table: PriceTable | None,
+                   profiles: Mapping[str, Any] | None = None, chars_per_token: float | None = None) -> dict[str, Any]:
+    """The estimate of a planned run. Each plan: `spec`, `options` (typed), `games` (cases x trials),
+    `model_of` (role -> model) and optionally `gate` (expected, worst games)."""
+    from pytest_gameeval.analysis.cost_profile import load_profiles
+
+    profiles = profiles if profiles is not None else load_profiles()
+    cpt = chars_per_token or profiles["chars_per_token"]
+    games, unpriced = [], set()
+    for plan in plans:
+        spec = plan["spec"]
+        profile = profiles["games"].get(spec.name)
+        if profile is None or not profile["games"]:
+            games.append({"game": spec.name, "games": plan["games"], "measured": 0, "per_game": dict.fromkeys(MEASURES),
+                          "total": dict.fromkeys(MEASURES), "models": [], "note": "no token profile for this game"})
+            continue
+        samples = measured_games(profile, getattr(plan["options"], "max_rounds", None), plan["model_of"], table, cpt)
+        entry = estimate_game(spec.name, plan["games"], samples, plan.get("gate"))
+        if str(profile["version"]) != str(spec.version):
+            entry["note"] = f"profile measured on version {profile['version']} of the game, this is {spec.version}"
+        unpriced.update(m for m in entry["models"] if table is None or table.price(m) is None)
+        games.append(entry)
+    return {"games": games, "total": run_total(games), "unpriced": sorted(unpriced),
+            "chars_per_token": cpt, "profile_made": profiles.get("made"), "prices": table.source if table else None}

@@ -1,0 +1,139 @@
+"""A run's spend, and its budget (`--gameeval-budget USD`), kept in one SQLite file that every
+process of the run shares (xdist workers included), beside the report.
+
+Before a game starts, the process reserves its expected cost in one write transaction: the game
+starts only if the spend of the finished games, plus the reservations of the games still running,
+plus this one stays within the budget; otherwise it is refused and not played ("budget: ..."). A
+finished game replaces its reservation by what it cost. Reserving, not only counting the finished
+games, is what keeps 32 games starting at once (or two workers) from each seeing an empty ledger.
+SQLite's `BEGIN IMMEDIATE` takes the file's write lock, so the check and the reservation are one
+step for every process.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable
+
+from pytest_gameeval.analysis.cost import PriceTable, case_cost, usd
+
+BUDGET_REASON = "budget"
+
+
+def ledger_path(report_path: Path) -> Path:
+    return report_path.with_suffix(".spend.sqlite")
+
+
+def record_cost(record: Any, table: PriceTable) -> float | None:
+    """What a finished game cost (None: a seat's model has no price)."""
+    seats = {s["name"]: {"model": s["model"], "role": s["role"]} for s in record.seats}
+    cost = case_cost({"usage": record.usage, "seats": seats}, table)
+    return 0.0 if cost is None else cost["usd"]
+
+
+class Ledger:
+    """The run's games, each running (its reservation), done (its cost) or refused."""
+
+    def __init__(self, path: Path, budget: float | None, *, fresh: bool = False):
+        self.path, self.budget = path, budget
+        if fresh:
+            path.unlink(missing_ok=True)
+        with self._connect() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS games (name TEXT PRIMARY KEY, game TEXT, reserved REAL, "
+                       "spent REAL, state TEXT)")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=60, isolation_level=None)
+
+    @staticmethod
+    def _committed(db: sqlite3.Connection) -> float:
+        row = db.execute("SELECT COALESCE(SUM(CASE state WHEN 'running' THEN reserved WHEN 'done' THEN spent "
+                         "ELSE 0 END), 0) FROM games").fetchone()
+        return float(row[0])
+
+    def reserve(self, name: str, game: str, expected: float) -> str | None:
+        """Reserve a game's expected cost; the reason it may not start, or None when it may."""
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            committed = self._committed(db)
+            refused = self.budget is not None and committed + expected > self.budget * (1 + 1e-9)
+            db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?, 0, ?)",
+                       (name, game, expected, "refused" if refused else "running"))
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        if not refused:
+            return None
+        return (f"{BUDGET_REASON}: not started, the spend so far and the games running ({usd(committed)}) plus this "
+                f"game's expected cost ({usd(expected)}) would pass the budget of {usd(self.budget)}")
+
+    def settle(self, name: str, cost: float | None) -> None:
+        """A game ended: its cost replaces its reservation (an unknown cost keeps the reservation)."""
+        with self._connect() as db:
+            if cost is None:
+                db.execute("UPDATE games SET spent = reserved, state = 'done' WHERE name = ?", (name,))
+            else:
+                db.execute("UPDATE games SET spent = ?, state = 'done' WHERE name = ?", (cost, name))
+
+    def totals(self) -> dict[str, Any]:
+        """Spend of finished games, reservations running, counts by state (every process's games)."""
+        db = self._connect()
+        try:
+            rows = db.execute("SELECT state, COUNT(*), COALESCE(SUM(spent), 0), COALESCE(SUM(reserved), 0) "
+                              "FROM games GROUP BY state").fetchall()
+        finally:
+            db.close()
+        out: dict[str, Any] = {"budget": self.budget, "spent": 0.0, "running": 0.0, "done": 0, "refused": 0,
+                               "playing": 0}
+        for state, n, spent, reserved in rows:
+            if state == "done":
+                out.update(done=n, spent=spent)
+            elif state == "running":
+                out.update(playing=n, running=reserved)
+            else:
+                out["refused"] = n
+        return out
+
+
+class Spend:
+    """What the runner asks before and after each game (runner.Runner.spend)."""
+
+    def __init__(self, table: PriceTable, ledger: Ledger, expected: Callable[[str], float]):
+        self.table, self.ledger, self.expected = table, ledger, expected
+
+    def refuse(self, case: Any) -> str | None:
+        return self.ledger.reserve(case.name, case.game, self.expected(case.game))
+
+    def settle(self, case: Any, record: Any) -> None:
+        self.ledger.settle(case.name, None if record is None else record_cost(record, self.table))
+
+
+class SpendTally:
+    """A progress line of the run's spend (engine.progress.Ticker prints it beside the games')."""
+
+    def __init__(self, ledger: Ledger, planned: Callable[[], tuple[int, float | None]]):
+        self.ledger, self.planned = ledger, planned
+
+    @property
+    def started(self) -> int:
+        t = self.ledger.totals()
+        return t["done"] + t["playing"]
+
+    @property
+    def finished(self) -> int:
+        return self.ledger.totals()["done"]
+
+    def line(self) -> str:
+        t = self.ledger.totals()
+        games, expected_each = self.planned()
+        left = max(0, games - t["done"] - t["refused"])
+        mean = t["spent"] / t["done"] if t["done"] else expected_each
+        parts = [f"spend: {usd(t['spent'])} so far over {t['done']} finished games"]
+        if mean is not None:
+            parts.append(f"about {usd(left * mean)} to finish the {left} left "
+                         f"({'at this run' if t['done'] else 'estimated'}: {usd(mean)} a game)")
+        if t["budget"] is not None:
+            parts.append(f"budget {usd(t['budget'])}" + (f", {t['refused']} games refused" if t["refused"] else ""))
+        return ", ".join(parts)
