@@ -162,10 +162,11 @@ def build(games: int, local: int, local_options: dict[str, dict[str, Any]]) -> d
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="measure every game's token profile by round")
     parser.add_argument("--games", type=int, default=12, help="games per scripted strength and game")
-    parser.add_argument("--local", type=int, default=0, help="games of the embedded model (Ask-Guess, 5 rounds)")
+    parser.add_argument("--local", type=int, default=0, help="games of the embedded model (Ask-Guess)")
+    parser.add_argument("--local-rounds", type=int, default=5, help="max_rounds of the embedded model's games")
     parser.add_argument("--out", default="pytest_gameeval/analysis/cost_data/profiles.json")
     args = parser.parse_args(argv)
-    local_options = {"askguess": {"max_rounds": 5}}
+    local_options = {"askguess": {"max_rounds": args.local_rounds}}
     profile = build(args.games, args.local, local_options)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(profile, f, separators=(",", ":"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from pytest_gameeval.analysis.cost import PriceTable, spread, usd
+from pytest_gameeval.analysis.cost import PriceTable, free_reason, spread, usd
 
 MEASURES = ("calls", "input_tokens", "output_tokens", "usd")
 
@@ -39,10 +39,11 @@ def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of:
                 cell[1] += sent / chars_per_token
                 cell[2] += replied / chars_per_token
         prices = {m: (table.price(m) if table is not None else None) for m in models}
+        api = {m: c for m, c in models.items() if not free_reason(m)}  # calls and tokens billed by an API
         costs = [None if p is None else p.usd(int(c[1]), int(c[2])) for m, c in models.items() for p in [prices[m]]]
-        out.append({"calls": sum(c[0] for c in models.values()),
-                    "input_tokens": sum(c[1] for c in models.values()),
-                    "output_tokens": sum(c[2] for c in models.values()),
+        out.append({"calls": sum(c[0] for c in api.values()),
+                    "input_tokens": sum(c[1] for c in api.values()),
+                    "output_tokens": sum(c[2] for c in api.values()),
                     "usd": None if None in costs else sum(costs),
                     "by_model": {m: {"calls": c[0], "input_tokens": c[1], "output_tokens": c[2]}
                                  for m, c in models.items()}})
@@ -118,7 +119,8 @@ def _fmt(value: Mapping[str, float] | None, kind: str) -> str:
 def estimate_lines(estimate: Mapping[str, Any]) -> list[str]:
     """The estimate for people: one line per game, the total, the gate's cases, unpriced models."""
     lines = [f"gameeval estimate (plays nothing; profiles of {estimate['profile_made']}, "
-             f"{estimate['chars_per_token']:g} characters a token; range: 10th to 90th percentile of measured games):"]
+             f"{estimate['chars_per_token']:g} characters a token; range: 10th to 90th percentile of measured games; "
+             "calls and tokens of API models, our own scripted and embedded players cost nothing):"]
     for g in estimate["games"]:
         t = g["total"]
         lines.append(f"  {g['game']}: {g['games']} games x {_fmt(g['per_game']['calls'], 'n')} calls = "

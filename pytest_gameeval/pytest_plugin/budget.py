@@ -12,6 +12,7 @@ step for every process.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +20,7 @@ from typing import Any, Callable
 from pytest_gameeval.analysis.cost import PriceTable, case_cost, usd
 
 BUDGET_REASON = "budget"
+POLL_SECONDS = 0.2  # how often a game that does not fit looks again while others run
 
 
 def ledger_path(report_path: Path) -> Path:
@@ -52,22 +54,22 @@ class Ledger:
                          "ELSE 0 END), 0) FROM games").fetchone()
         return float(row[0])
 
-    def reserve(self, name: str, game: str, expected: float) -> str | None:
-        """Reserve a game's expected cost; the reason it may not start, or None when it may."""
+    def reserve(self, name: str, game: str, expected: float, *, final: bool) -> tuple[bool, int, float]:
+        """Reserve a game's expected cost if the budget allows it: (reserved, games running, committed
+        spend). When it does not and `final`, the game is noted as refused."""
         db = self._connect()
         try:
             db.execute("BEGIN IMMEDIATE")
             committed = self._committed(db)
-            refused = self.budget is not None and committed + expected > self.budget * (1 + 1e-9)
-            db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?, 0, ?)",
-                       (name, game, expected, "refused" if refused else "running"))
+            running = db.execute("SELECT COUNT(*) FROM games WHERE state = 'running'").fetchone()[0]
+            ok = self.budget is None or committed + expected <= self.budget * (1 + 1e-9)
+            if ok or final:
+                db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?, 0, ?)",
+                           (name, game, expected, "running" if ok else "refused"))
             db.execute("COMMIT")
         finally:
             db.close()
-        if not refused:
-            return None
-        return (f"{BUDGET_REASON}: not started, the spend so far and the games running ({usd(committed)}) plus this "
-                f"game's expected cost ({usd(expected)}) would pass the budget of {usd(self.budget)}")
+        return ok, running, committed
 
     def settle(self, name: str, cost: float | None) -> None:
         """A game ended: its cost replaces its reservation (an unknown cost keeps the reservation)."""
@@ -76,6 +78,12 @@ class Ledger:
                 db.execute("UPDATE games SET spent = reserved, state = 'done' WHERE name = ?", (name,))
             else:
                 db.execute("UPDATE games SET spent = ?, state = 'done' WHERE name = ?", (cost, name))
+
+    def mean_cost(self, game: str) -> float:
+        """The mean cost of a game's finished games so far (0 before the first)."""
+        with self._connect() as db:
+            row = db.execute("SELECT AVG(spent) FROM games WHERE game = ? AND state = 'done'", (game,)).fetchone()
+        return float(row[0] or 0.0)
 
     def totals(self) -> dict[str, Any]:
         """Spend of finished games, reservations running, counts by state (every process's games)."""
@@ -103,8 +111,24 @@ class Spend:
     def __init__(self, table: PriceTable, ledger: Ledger, expected: Callable[[str], float]):
         self.table, self.ledger, self.expected = table, ledger, expected
 
-    def refuse(self, case: Any) -> str | None:
-        return self.ledger.reserve(case.name, case.game, self.expected(case.game))
+    async def refuse(self, case: Any) -> str | None:
+        """Why the case may not start (its reason says "budget: ..."), or None when its expected cost
+        is reserved. While other games run (in any process), a game that does not fit waits for them:
+        they may cost less than they reserved and leave it room."""
+        # a game without a token profile: what its finished games cost so far
+        expected = self.expected(case.game) or self.ledger.mean_cost(case.game)
+        while True:
+            ok, running, committed = self.ledger.reserve(case.name, case.game, expected, final=False)
+            if ok:
+                return None
+            if not running:
+                break
+            await asyncio.sleep(POLL_SECONDS)
+        ok, _, committed = self.ledger.reserve(case.name, case.game, expected, final=True)
+        if ok:
+            return None
+        return (f"{BUDGET_REASON}: not started, the spend so far and the games running ({usd(committed)}) plus this "
+                f"game's expected cost ({usd(expected)}) would pass the budget of {usd(self.ledger.budget)}")
 
     def settle(self, case: Any, record: Any) -> None:
         self.ledger.settle(case.name, None if record is None else record_cost(record, self.table))

@@ -344,7 +344,7 @@ class Runner:
         async with sem:
             if self.provider_stop.cause is not None:  # no more games spent on a provider that cannot answer
                 return CaseResult(case, "not played", reason=self.provider_stop.not_played())
-            if self.spend is not None and not overrides and (refused := self.spend.refuse(case)) is not None:
+            if self.spend is not None and not overrides and (refused := await self.spend.refuse(case)) is not None:
                 return CaseResult(case, "not played", reason=refused)  # the run's budget (budget.py)
             notes: list[str] = []
             start = time.perf_counter()

@@ -118,7 +118,9 @@ def _start_spend(config: pytest.Config, state: GameEvalState, table: Any, budget
     if budget is not None and estimate["unpriced"]:
         raise GameEvalError(f"--gameeval-budget: no price for {', '.join(estimate['unpriced'])} in {table.source}: "
                             "a budget needs every model's price")
-    per_game = {g["game"]: (g["per_game"]["usd"] or {}).get("mean", 0.0) for g in estimate["games"]}
+    # a game reserves its cost at the top of the estimate's range (90th percentile of measured games),
+    # not its mean: reserving the mean lets a run pass its budget whenever its games cost more than average
+    per_game = {g["game"]: (g["per_game"]["usd"] or {}).get("p90", 0.0) for g in estimate["games"]}
     ledger = Ledger(ledger_path(report_path_of(state)), budget, fresh=not state.is_worker)
     spend = Spend(table, ledger, lambda game: per_game.get(game, 0.0))
     config.stash[SPEND] = spend

@@ -1,0 +1,161 @@
+"""Spend (issue 46) end to end over the loopback OpenAI-compatible server (real SDK, real HTTP on
+127.0.0.1, usage in every reply): the cost per case, seat, game and run equals usage x price; the
+estimate of the same plan holds the actual cost within its range; a budget of half the estimate
+stops starting games at about half, marks the rest missing with the reason, never lets the gate
+pass on games it did not play, and holds for two xdist workers together; an unpriced model is named
+in one line; a bad price table is one error line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (inspect imported once for in-process runs)
+from pytest_gameeval.analysis.cost import usd as money
+from pytest_gameeval.analysis.report import read_report
+
+pytest_plugins = ["pytester"]
+
+LOOPBACK = Path(__file__).resolve().parents[3] / "benchmarks" / "loopback_openai.py"
+MODEL = "openai-api/loopback/bench"
+PRICE = {"input": 10.0, "output": 40.0, "input_cache_write": 0.0, "input_cache_read": 5.0}  # USD per million
+PLAN = ["--gameeval-games", "askguess", "--gameeval-limit", "8", "--gameeval-option", "max_rounds=5"]
+COMMON = ["--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model", MODEL, *PLAN,
+          "--gameeval-cost-config=prices.yaml"]
+
+
+@pytest.fixture(scope="module")
+def loopback():
+    server = subprocess.Popen([sys.executable, str(LOOPBACK), "--latency", "0", "--port", "0", "--max-seconds", "600"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        yield server.stdout.readline().split()[-1]
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture
+def priced(pytester, monkeypatch, loopback):
+    monkeypatch.setenv("LOOPBACK_BASE_URL", loopback)
+    monkeypatch.setenv("LOOPBACK_API_KEY", "unused")
+    monkeypatch.setenv("GAMEEVAL_PROGRESS_SECONDS", "0")
+    (pytester.path / "prices.yaml").write_text(f"{MODEL}:\n" + "".join(f"  {k}: {v}\n" for k, v in PRICE.items()))
+    return pytester
+
+
+def usd(usage: dict) -> float:
+    return (usage["input_tokens"] * PRICE["input"] + usage["output_tokens"] * PRICE["output"]) / 1e6
+
+
+def estimate(pytester, *extra: str) -> dict:
+    from pytest_gameeval.cli.estimate import main
+
+    out = pytester.path / "estimate.json"
+    args = [MODEL, "--games", "askguess", "--limit", "8", "-T", "max_rounds=5", "--cost-config",
+            str(pytester.path / "prices.yaml"), "--format", "json", *extra]
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(args) == 0
+    out.write_text(buffer.getvalue())
+    return json.loads(buffer.getvalue())
+
+
+def test_cost_per_case_seat_game_and_run_is_usage_times_price(priced):
+    result = priced.runpytest_inprocess(*COMMON, "--gameeval-summary-md", "summary.md")
+    result.assert_outcomes(passed=8)
+    report = read_report(priced.path / "reports" / "gameeval-report.json")
+    total = 0.0
+    for case in report["cases"]:
+        seat = case["cost"]["seats"]["Questioner"]
+        assert seat["model"] == MODEL and seat["usd"] == pytest.approx(usd(case["usage"]["Questioner"]))
+        assert case["cost"]["seats"]["Answerer"]["usd"] == 0.0  # the reference policy: no API call
+        assert case["cost"]["usd"] == pytest.approx(seat["usd"])
+        total += seat["usd"]
+    game = report["games"]["askguess"]["cost"]
+    assert game["usd"] == pytest.approx(total) and report["cost"]["usd"] == pytest.approx(total)
+    assert game["by_seat"][f"Questioner (questioner) {MODEL}"]["usd"] == pytest.approx(total)
+    assert report["cost"]["complete"] and report["cost"]["unpriced"] == []
+    result.stdout.fnmatch_lines([f"cost of the run (prices: *prices.yaml): {money(total)} = {MODEL} *"])
+    assert "cost of the run" in (priced.path / "summary.md").read_text()
+
+
+def test_the_estimate_of_the_same_plan_holds_the_actual_cost_in_its_range(priced):
+    guess = estimate(priced)["total"]
+    priced.runpytest_inprocess(*COMMON).assert_outcomes(passed=8)
+    actual = read_report(priced.path / "reports" / "gameeval-report.json")["cost"]["usd"]
+    assert guess["usd"]["p10"] <= actual <= guess["usd"]["p90"], (guess["usd"], actual)
+    assert guess["calls"]["p10"] <= 40 <= guess["calls"]["p90"]  # 8 games x 5 questions, the answerer is scripted
+    # the plugin's own estimate says the same and plays nothing
+    result = priced.runpytest_inprocess(*COMMON, "--gameeval-estimate", "--gameeval-report", "none.json")
+    result.stdout.fnmatch_lines(["gameeval estimate (plays nothing*", "  askguess: 8 games x 5 *"])
+    assert not (priced.path / "none.json").exists()
+
+
+def _budget_run(priced, *extra: str, subprocess_run: bool = False) -> tuple[dict, float]:
+    half = estimate(priced)["total"]["usd"]["mean"] / 2
+    args = (*COMMON, f"--gameeval-budget={half}", *extra)
+    result = priced.runpytest_subprocess(*args) if subprocess_run else priced.runpytest_inprocess(*args)
+    return read_report(priced.path / "reports" / "gameeval-report.json"), half, result
+
+
+def test_a_budget_of_half_the_estimate_plays_about_half_and_marks_the_rest_missing(priced):
+    report, half, result = _budget_run(priced)
+    played = [c for c in report["cases"] if c["status"] == "played"]
+    refused = [c for c in report["cases"] if c.get("reason", "").startswith("budget")]
+    assert 2 <= len(played) <= 5 and len(played) + len(refused) == 8
+    assert report["cost"]["usd"] <= half
+    assert report["cost"]["budget"]["refused"] == len(refused)
+    result.stdout.fnmatch_lines([f"budget: *; {len(refused)} games not started (missing, reason 'budget')"])
+    assert not list(priced.path.glob("reports/*.sqlite"))  # the ledger goes with the run
+
+
+def test_with_two_workers_the_budget_holds_for_both_together(priced):
+    report, half, _ = _budget_run(priced, "-n", "2", "--gameeval-shard-size", "2", subprocess_run=True)
+    played = [c for c in report["cases"] if c["status"] == "played"]
+    assert report["run"]["workers"] == 2 and 2 <= len(played) <= 5
+    assert sum(c["cost"]["usd"] for c in played) <= half
+
+
+def test_the_gate_does_not_pass_on_games_the_budget_did_not_play(priced):
+    priced.runpytest_inprocess(*COMMON, "--gameeval-report", "base.json").assert_outcomes(passed=8)
+    report, _, result = _budget_run(priced, "--gameeval-baseline=base.json", "--gameeval-gate-looks", "1")
+    gate = report["gate"]["games"]["askguess"]
+    assert gate["budget_missing"] > 0 and gate["verdict"] == "fail" and gate["reason"].startswith("budget")
+    assert report["gate"]["verdict"] == "fail" and result.ret == 1
+    result.stdout.fnmatch_lines(["gameeval gate FAILED*askguess: budget: *"])
+
+
+def test_a_model_with_no_price_is_named_once_and_never_priced_zero(priced):
+    other = "openai/gpt-4o-mini:\n" + "".join(f"  {k}: {v}\n" for k, v in PRICE.items())
+    (priced.path / "prices.yaml").write_text(other)
+    result = priced.runpytest_inprocess(*COMMON)
+    report = read_report(priced.path / "reports" / "gameeval-report.json")
+    assert report["cost"]["unpriced"] == [MODEL] and not report["cost"]["complete"]
+    assert all(c["cost"]["usd"] is None for c in report["cases"])
+    lines = [line for line in result.outlines if MODEL in line and "NO PRICE" in line]
+    assert len(lines) == 1
+    budget = priced.runpytest_inprocess(*COMMON, "--gameeval-budget=1")
+    assert budget.ret == pytest.ExitCode.USAGE_ERROR
+    budget.stderr.fnmatch_lines([f"ERROR: gameeval: --gameeval-budget: no price for {MODEL} in *"])
+
+
+@pytest.mark.parametrize("text, says", [
+    ("[1, 2]", "expected a mapping of model names"),
+    (f"{MODEL}:\n  input: 1\n  output: 2\n", "missing input_cache_write, input_cache_read"),
+    (f"{MODEL}:\n  input: -1\n  output: 2\n  input_cache_write: 0\n  input_cache_read: 0\n", "input=-1"),
+    ("{: nope", "not JSON or YAML"),
+])
+def test_a_bad_price_table_is_one_error_line(priced, text, says):
+    (priced.path / "prices.yaml").write_text(text)
+    result = priced.runpytest_inprocess(*COMMON)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.errlines if line.startswith("ERROR: gameeval: price table")]
+    assert len(errors) == 1 and says in errors[0]
