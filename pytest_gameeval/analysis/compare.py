@@ -118,7 +118,7 @@ def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str,
             record = GameRecord.from_dict(data)
             entries.append({"id": case, "game": game, "case": case, "seed": record.seed, "status": "played",
                             "outcome": record.label, "scores": spec.score(record),
-                            "seats": {s["name"]: s["model"] for s in record.seats}})
+                            "seats": {s["name"]: s["model"] for s in record.seats}, "usage": record.usage})
     return cases, models, versions
 
 

@@ -21,7 +21,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from pytest_gameeval.engine.errors import GameEvalError
 
@@ -115,10 +115,12 @@ def case_cost(entry: Mapping[str, Any], table: PriceTable) -> dict[str, Any] | N
         return None
     out: dict[str, Any] = {}
     for seat, used in usage.items():
-        model = (seats.get(seat) or {}).get("model", "?")
+        who = seats.get(seat) or {}
+        who = {"model": who} if isinstance(who, str) else who  # compare's entries name the model only
+        model = who.get("model", "?")
         price = table.price(model)
         usd = None if price is None else price.usd(used.get("input_tokens", 0), used.get("output_tokens", 0))
-        out[seat] = {"model": model, "role": (seats.get(seat) or {}).get("role"), "usd": usd,
+        out[seat] = {"model": model, "role": who.get("role"), "usd": usd,
                      "input_tokens": used.get("input_tokens", 0), "output_tokens": used.get("output_tokens", 0),
                      "calls": used.get("calls", 0)}
     costs = [s["usd"] for s in out.values()]
@@ -255,3 +257,52 @@ def report_cost_lines(report: Mapping[str, Any]) -> list[str]:
             line += f"; {budget['refused']} games not started (missing, reason 'budget')"
         lines.append(line)
     return lines
+
+
+def cost_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Both reports' cost, the run's and each game's with its mean per game, or None when neither was
+    priced (a report written without a price table has no cost)."""
+    if not (old.get("cost") or new.get("cost")):
+        return None
+
+    def side(report: Mapping[str, Any], game: str | None = None) -> dict[str, Any] | None:
+        cost = report.get("cost") if game is None else ((report.get("games") or {}).get(game) or {}).get("cost")
+        if not cost:
+            return None
+        per = cost.get("per_game")
+        return {"usd": cost["usd"], "complete": cost["complete"], "unpriced": cost["unpriced"],
+                "per_game": per["mean"] if per else None, "games": cost.get("games_priced")}
+
+    games = sorted(set(old.get("games") or {}) | set(new.get("games") or {}))
+    return {"run": {"old": side(old), "new": side(new)},
+            "games": {g: {"old": side(old, g), "new": side(new, g)} for g in games}}
+
+
+def cost_diff_lines(diff: Mapping[str, Any] | None) -> list[str]:
+    """The cost of both runs for people: the run's, then each game's per game; an unpriced side says so."""
+    if not diff:
+        return []
+
+    def say(side: Mapping[str, Any] | None, per_game: bool = False) -> str:
+        if side is None:
+            return "not priced"
+        value = usd(side["per_game"]) + " a game" if per_game and side["per_game"] is not None else usd(side["usd"])
+        return value + ("" if side["complete"] else f" (no price for {', '.join(side['unpriced'])})")
+
+    run = diff["run"]
+    lines = [f"Cost: old {say(run['old'])}, new {say(run['new'])}."]
+    for game, sides in diff["games"].items():
+        if sides["old"] or sides["new"]:
+            lines.append(f"- {game}: old {say(sides['old'], True)}, new {say(sides['new'], True)}")
+    return lines
+
+
+def sides_cost(cases: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]], table: PriceTable,
+               sides: Sequence[str] = ("A", "B")) -> dict[str, Any]:
+    """`gameeval compare`: each side's cost over its games (every game, then per game)."""
+    out: dict[str, Any] = {}
+    for side in sides:
+        mine = {game: [case_cost(c, table) for c in cs] for (game, s), cs in cases.items() if s == side}
+        out[side] = totals(c for costs in mine.values() for c in costs)
+        out[side]["games"] = {game: totals(costs) for game, costs in sorted(mine.items())}
+    return out

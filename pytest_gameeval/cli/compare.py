@@ -63,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--display", default=None, help="inspect display (full, rich, plain, none)")
     parser.add_argument("--analyze-only", action="store_true", help="do not play; read the logs already in OUT/logs")
+    parser.add_argument("--cost-config", metavar="FILE",
+                        help="price table (inspect's --model-cost-config format): each side's cost in compare.json "
+                             "and the last lines")
+    parser.add_argument("--budget", type=float, default=None, metavar="USD",
+                        help="play only as many cases per game as both sides' estimated cost (each game's 90th "
+                             "percentile) fits in; needs --cost-config")
     parser.add_argument(
         "--allow-version-change",
         action="store_true",
@@ -92,10 +98,14 @@ def main(argv: list[str]) -> int:
     metrics = gate_metric_option(args.metric)
     task_args = dict(key_value_pairs(args.task_args, "-T", allow_empty_value=True))
     roles = dict(key_value_pairs(args.role, "--role", allow_empty_value=True))
+    from pytest_gameeval.cli.compare_spend import budget_limit, cost_lines, prices
+
+    table = prices(args)
     if not args.analyze_only:
+        limit = budget_limit(args, games, names, task_args, roles, table)
         tasks = build_tasks(games, names, task_args, roles)
         retries = {"max_retries": args.max_retries, "timeout": args.timeout, "attempt_timeout": args.attempt_timeout}
-        play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display, **retries)
+        play(tasks, log_dir, limit=limit, epochs=args.epochs, display=args.display, **retries)
     cases, played_by, log_versions = cases_from_logs(log_dir)
     versions = check_versions(games, log_versions, log_dir, allow=args.allow_version_change)
     result = analyze(games, cases, names, alpha=args.alpha, tolerance=args.tolerance, metrics=metrics)
@@ -105,8 +115,11 @@ def main(argv: list[str]) -> int:
                if len({s["A"], s["B"], get_spec(g).version}) > 1]
     result["version_changes"] = changed
     result["logs"] = str(log_dir)
+    spend = cost_lines(result, cases, table, names)  # each side's cost (issue 46), in compare.json too
     text = _write(out, result, a, b, alpha=args.alpha, tolerance=args.tolerance)
     print(text)
+    for line in spend:
+        print(line)
     verdicts = ", ".join(f"{g}: {r['result']}" for g, r in result["games"].items())
     versions_line = (
         f" [game versions differ, compared anyway (--allow-version-change): {', '.join(changed)}]" if changed else ""

@@ -60,11 +60,15 @@ def main(argv: list[str]) -> int:
                           metrics=gate_metric_option(args.metric),
                           allow_structured_mismatch=args.allow_structured_mismatch,
                           allow_version_change=args.allow_version_change)
+    from pytest_gameeval.analysis.cost import cost_diff, cost_diff_lines  # what each run cost (issue 46)
+
+    result["cost"] = cost_diff(read_report(args.old), read_report(args.new))
     if args.format == "json":
         json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_markdown(result) + "\n")
+        sys.stdout.write("".join(f"{line}\n" for line in cost_diff_lines(result["cost"])))
     return 1 if result["failing"] or (result["missing"] and not args.allow_missing) else 0
 
 
