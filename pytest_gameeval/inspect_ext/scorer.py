@@ -131,6 +131,9 @@ def mean_metric_name(spec: GameSpec, key: str) -> str:
     return "mean_def" if key in spec.mean_keys and key not in spec.rate_keys else "mean"
 
 
+NOT_FINISHED = "not finished (sample limit)"
+
+
 def game_scorer(spec: GameSpec) -> Scorer:
     rates = set(spec.rate_keys)
     # the headline first: inspect's summary and the sample's score panel list keys in this order
@@ -143,6 +146,10 @@ def game_scorer(spec: GameSpec) -> Scorer:
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
     def game_outcome() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
+            if RECORD_KEY not in state.metadata:  # a sample limit (--cost-limit, ...) stopped the game mid-way
+                return Score(value=dict.fromkeys(keys, float("nan")), answer=NOT_FINISHED, explanation=(
+                    "the game was stopped before its end by an inspect sample limit (--cost-limit, --token-limit, "
+                    "--time-limit, ...): it has no outcome, and its scores are undefined, not 0"))
             record = GameRecord.from_dict(state.metadata[RECORD_KEY])
             return Score(
                 value=score_record(spec, record),
