@@ -186,6 +186,8 @@ def usd(value: float | None) -> str:
     """A cost for people: enough digits for fractions of a cent."""
     if value is None:
         return "unknown"
+    if value == 0:
+        return "$0"
     if value < 0.01:
         return f"${value:.6f}"
     return f"${value:.4f}" if value < 1 else f"${value:,.2f}"

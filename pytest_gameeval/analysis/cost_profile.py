@@ -9,7 +9,7 @@ thumb for English, and what the loopback test server counts), and the profile re
 embedded model's own tokenizer gave beside it (`calibration`). How it is made and re-made:
 `cost_data/README.md`.
 
-    python -m pytest_gameeval.analysis.cost_profile [--games 12] [--local 8] [--out FILE]
+    python -m pytest_gameeval.analysis.cost_profile [--games 12] [--local 8] [--local-rounds 5,30] [--out FILE]
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def measure_local(spec: GameSpec, games: int, options: dict[str, Any]) -> list[d
     return asyncio.run(measure(spec, bind, games, options, source=str(model)))
 
 
-def build(games: int, local: int, local_options: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def build(games: int, local: int, local_options: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     from pytest_gameeval.games.registry import GAMES, get_spec
 
     profile: dict[str, Any] = {"schema": PROFILE_SCHEMA, "chars_per_token": CHARS_PER_TOKEN,
@@ -146,8 +146,8 @@ def build(games: int, local: int, local_options: dict[str, dict[str, Any]]) -> d
     for name in GAMES:
         spec = get_spec(name)
         measured = measure_scripted(spec, games)
-        if local and name in local_options:
-            measured += measure_local(spec, local, local_options[name])
+        for options in local_options.get(name, []) if local else []:
+            measured += measure_local(spec, local, options)
         for g in measured:
             calibration = [a + b for a, b in zip(calibration, g.pop("tokens"))]
         profile["games"][name] = {"version": spec.version, "options": spec.parse_options({}).as_dict(),
@@ -163,10 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="measure every game's token profile by round")
     parser.add_argument("--games", type=int, default=12, help="games per scripted strength and game")
     parser.add_argument("--local", type=int, default=0, help="games of the embedded model (Ask-Guess)")
-    parser.add_argument("--local-rounds", type=int, default=5, help="max_rounds of the embedded model's games")
+    parser.add_argument("--local-rounds", default="5,30",
+                        help="max_rounds of the embedded model's games, comma-separated: each is played --local times")
     parser.add_argument("--out", default="pytest_gameeval/analysis/cost_data/profiles.json")
     args = parser.parse_args(argv)
-    local_options = {"askguess": {"max_rounds": args.local_rounds}}
+    local_options = {"askguess": [{"max_rounds": int(r)} for r in args.local_rounds.split(",") if r.strip()]}
     profile = build(args.games, args.local, local_options)
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(profile, f, separators=(",", ":"))
