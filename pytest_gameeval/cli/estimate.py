@@ -34,7 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--baseline", metavar="REPORT", help="a gated run: the gate's expected and worst case")
     parser.add_argument("--chars-per-token", type=float, default=None,
                         help="characters per token (default 4, OpenAI's rule of thumb for English)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: lines for people (default); json: the same numbers for scripts")
     return parser
 
 
