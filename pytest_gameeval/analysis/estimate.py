@@ -26,11 +26,9 @@ def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of:
     """Each measured game, cut at `max_rounds`, as calls, tokens and cost (usd None: a model has no
     price); per model as well."""
     out = []
-    # a game measured with fewer rounds than the plan allows would be cut short: left out while others remain
-    measured = [g for g in profile["games"] if max_rounds is None or (g.get("max_rounds") or max_rounds) >= max_rounds]
-    for game in measured or profile["games"]:
+    for game in profile["games"]:
         models: dict[str, list[float]] = {}
-        for rnd, roles in game["rounds"].items():
+        for rnd, roles in extended(game, max_rounds).items():
             if max_rounds is not None and int(rnd) > max_rounds:
                 continue
             for role, (calls, sent, replied) in roles.items():
@@ -47,6 +45,29 @@ def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of:
                     "usd": None if None in costs else sum(costs),
                     "by_model": {m: {"calls": c[0], "input_tokens": c[1], "output_tokens": c[2]}
                                  for m, c in models.items()}})
+    return out
+
+
+def extended(game: Mapping[str, Any], max_rounds: int | None) -> dict[str, Any]:
+    """A measured game's rounds for a plan of `max_rounds`. A game that ran out of its rounds (it
+    was measured with fewer than the plan allows) is continued as it went: each role one more call
+    a round, its prompt growing by what it grew per round while measured, its reply as long as on
+    average (prompts grow with the history, so a cut game would understate a longer one)."""
+    rounds = {int(r): v for r, v in game["rounds"].items() if max_rounds is None or int(r) <= max_rounds}
+    measured_with = game.get("max_rounds")
+    if max_rounds is None or not measured_with or measured_with >= max_rounds or max(rounds, default=0) < measured_with:
+        return rounds
+    first, last = min(rounds), max(rounds)
+    out = dict(rounds)
+    for role in rounds[last]:
+        if role not in rounds[first] or last == first:
+            continue
+        calls, sent, replied = rounds[last][role]
+        growth = (sent / calls - rounds[first][role][1] / rounds[first][role][0]) / (last - first)
+        reply = sum(v[role][2] for v in rounds.values() if role in v) / sum(v[role][0] for v in rounds.values()
+                                                                          if role in v)
+        for r in range(last + 1, max_rounds + 1):
+            out.setdefault(r, {})[role] = [1, sent / calls + growth * (r - last), reply]
     return out
 
 

@@ -110,18 +110,20 @@ def test_every_game_has_a_profile_of_its_version_shipped_in_the_package():
         assert str(profiles["games"][name]["version"]) == str(get_spec(name).version), name
 
 
-def test_a_profile_is_cut_at_the_plans_rounds_and_priced_per_role():
-    profile = {"games": [{"max_rounds": 30, "rounds": {"1": {"evaluated": [1, 400, 40], "answerer": [1, 400, 4]},
-                                                        "2": {"evaluated": [1, 800, 40], "answerer": [1, 800, 4]}}},
-                         {"max_rounds": 1, "rounds": {"1": {"evaluated": [1, 400, 40]}}}]}
+def test_a_profile_is_cut_at_the_plans_rounds_priced_per_role_and_a_cut_game_continued():
+    two = {"1": {"evaluated": [1, 400, 40], "answerer": [1, 400, 4]},
+           "2": {"evaluated": [1, 800, 40], "answerer": [1, 800, 4]}}
+    profile = {"games": [{"max_rounds": 30, "rounds": two}, {"max_rounds": 2, "rounds": two}]}
     table = PriceTable({"m": Price(1_000_000, 0)})  # a dollar a token in, outputs free
     models = {"evaluated": "m", "answerer": "gameeval/scripted/reference"}
     cut = measured_games(profile, 1, models.__getitem__, table, 4.0)
     assert [g["calls"] for g in cut] == [1, 1] and cut[0]["usd"] == pytest.approx(100)
-    # a plan of 2 rounds leaves out the game measured with 1 round only (it would be cut short)
-    whole = measured_games(profile, 2, models.__getitem__, table, 4.0)
-    assert len(whole) == 1 and whole[0]["usd"] == pytest.approx(300) and whole[0]["calls"] == 2
-    est = estimate_game("g", 10, whole, gate_games=(4, 10))
+    # a plan of 3 rounds: the game that ended by itself in round 2 stays as it was; the one that ran
+    # out of its 2 rounds goes on, its prompt growing by 400 characters a round
+    longer = measured_games(profile, 3, models.__getitem__, table, 4.0)
+    assert [g["calls"] for g in longer] == [2, 3]
+    assert longer[0]["usd"] == pytest.approx(300) and longer[1]["usd"] == pytest.approx(600)
+    est = estimate_game("g", 10, longer[:1], gate_games=(4, 10))
     assert est["total"]["usd"]["mean"] == pytest.approx(3000) and est["gate"]["expected_usd"] == pytest.approx(1200)
 
 

@@ -7,6 +7,8 @@ in one line; a bad price table is one error line."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -52,19 +54,15 @@ def usd(usage: dict) -> float:
     return (usage["input_tokens"] * PRICE["input"] + usage["output_tokens"] * PRICE["output"]) / 1e6
 
 
-def estimate(pytester, *extra: str) -> dict:
+def estimate(pytester, rounds: int = 5) -> dict:
+    """`gameeval estimate` of the plan COMMON plays (with `rounds` rounds), as JSON."""
     from pytest_gameeval.cli.estimate import main
 
-    out = pytester.path / "estimate.json"
-    args = [MODEL, "--games", "askguess", "--limit", "8", "-T", "max_rounds=5", "--cost-config",
-            str(pytester.path / "prices.yaml"), "--format", "json", *extra]
-    import contextlib
-    import io
-
+    args = [MODEL, "--games", "askguess", "--limit", "8", "-T", f"max_rounds={rounds}", "--cost-config",
+            str(pytester.path / "prices.yaml"), "--format", "json"]
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         assert main(args) == 0
-    out.write_text(buffer.getvalue())
     return json.loads(buffer.getvalue())
 
 
@@ -87,15 +85,23 @@ def test_cost_per_case_seat_game_and_run_is_usage_times_price(priced):
     assert "cost of the run" in (priced.path / "summary.md").read_text()
 
 
-def test_the_estimate_of_the_same_plan_holds_the_actual_cost_in_its_range(priced):
-    guess = estimate(priced)["total"]
-    priced.runpytest_inprocess(*COMMON).assert_outcomes(passed=8)
+@pytest.mark.parametrize("rounds", [3, 5, 30])
+def test_the_estimate_of_the_same_plan_holds_the_actual_cost_in_its_range(priced, rounds):
+    guess = estimate(priced, rounds)["total"]
+    plan = [a if a != "max_rounds=5" else f"max_rounds={rounds}" for a in COMMON]
+    priced.runpytest_inprocess(*plan).assert_outcomes(passed=8)
     actual = read_report(priced.path / "reports" / "gameeval-report.json")["cost"]["usd"]
     assert guess["usd"]["p10"] <= actual <= guess["usd"]["p90"], (guess["usd"], actual)
-    assert guess["calls"]["p10"] <= 40 <= guess["calls"]["p90"]  # 8 games x 5 questions, the answerer is scripted
-    # the plugin's own estimate says the same and plays nothing
+    # 8 games x every question (the server's questioner never wins); the answerer is scripted, no API call
+    assert guess["calls"]["p10"] <= 8 * rounds <= guess["calls"]["p90"]
+
+
+def test_the_plugins_estimate_says_the_same_and_plays_nothing(priced):
     result = priced.runpytest_inprocess(*COMMON, "--gameeval-estimate", "--gameeval-report", "none.json")
-    result.stdout.fnmatch_lines(["gameeval estimate (plays nothing*", "  askguess: 8 games x 5 *"])
+    assert result.ret == 0
+    total = estimate(priced)["total"]["usd"]
+    result.stdout.fnmatch_lines(["gameeval estimate (plays nothing*", "  askguess: 8 games x 5 *",
+                                 f"  total: * calls, cost {money(total['mean'])} (range {money(total['p10'])} to *"])
     assert not (priced.path / "none.json").exists()
 
 
