@@ -9,8 +9,11 @@ we do too: one file serves both front ends.
 A model with no price is never priced 0: its seats' cost is None, the totals say they cover
 the priced seats only, and the model is named once. Our own players cost nothing by declaration
 (the scripted policies and the embedded llama.cpp model make no API call) and are listed as such,
-unless the table prices them. Records count no cached input tokens, so all input is priced at
-the `input` price: an upper bound where a provider cached part of a prompt.
+unless the table prices them. A seat's usage in today's records is inspect's `input_tokens`, which
+leaves out the prompt tokens a provider's cache served or stored (`input_tokens_cache_read` /
+`_write`): those are not counted, so a cached prompt is priced below its cost. Counting them needs
+the engine's Reply and the model player to carry them, which changes every game's fingerprint (a
+new version of each game); the pricing here already takes the two keys where a usage has them.
 
 Light on purpose (yaml only): the pytest plugin imports it when a price table is given.
 """
@@ -26,6 +29,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from pytest_gameeval.engine.errors import GameEvalError
 
 PRICE_FIELDS = ("input", "output", "input_cache_write", "input_cache_read")
+# a seat's usage in a record, in Price.usd's order (the cache counts only where a provider reports them)
+TOKEN_KEYS = ("input_tokens", "output_tokens", "input_tokens_cache_read", "input_tokens_cache_write")
 FORMAT_HINT = ("inspect's --model-cost-config format: MODEL: {input: USD, output: USD, input_cache_write: USD, "
                "input_cache_read: USD}, per million tokens")
 # our own providers make no API call: free unless the table prices them
@@ -41,8 +46,9 @@ class Price:
     input_cache_write: float = 0.0
     input_cache_read: float = 0.0
 
-    def usd(self, input_tokens: int, output_tokens: int) -> float:
-        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+    def usd(self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:
+        return (input_tokens * self.input + output_tokens * self.output + cache_read * self.input_cache_read
+                + cache_write * self.input_cache_write) / 1_000_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,11 @@ class PriceTable:
             if name in self.prices:
                 return self.prices[name]
         return Price(0.0, 0.0) if free_reason(model) else None
+
+
+    def is_free(self, model: str) -> bool:
+        """One of our own providers, and not priced by the table."""
+        return bool(free_reason(model)) and model not in self.prices and model.split("@")[0] not in self.prices
 
 
 def free_reason(model: str) -> str | None:
@@ -119,16 +130,15 @@ def case_cost(entry: Mapping[str, Any], table: PriceTable) -> dict[str, Any] | N
         who = {"model": who} if isinstance(who, str) else who  # compare's entries name the model only
         model = who.get("model", "?")
         price = table.price(model)
-        usd = None if price is None else price.usd(used.get("input_tokens", 0), used.get("output_tokens", 0))
-        out[seat] = {"model": model, "role": who.get("role"), "usd": usd,
-                     "input_tokens": used.get("input_tokens", 0), "output_tokens": used.get("output_tokens", 0),
-                     "calls": used.get("calls", 0)}
+        tokens = {k: used.get(k, 0) for k in TOKEN_KEYS}
+        usd = None if price is None else price.usd(*tokens.values())
+        out[seat] = {"model": model, "role": who.get("role"), "usd": usd, **tokens, "calls": used.get("calls", 0)}
     costs = [s["usd"] for s in out.values()]
     return {"usd": None if None in costs else sum(costs), "seats": out}
 
 
 def _add(into: dict[str, Any], seat: Mapping[str, Any]) -> None:
-    for k in ("input_tokens", "output_tokens", "calls"):
+    for k in (*TOKEN_KEYS, "calls"):
         into[k] = into.get(k, 0) + seat[k]
     if seat["usd"] is not None:
         into["usd"] = into.get("usd", 0.0) + seat["usd"]

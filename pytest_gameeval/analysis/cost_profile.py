@@ -153,7 +153,7 @@ def build(games: int, local: int, local_options: dict[str, list[dict[str, Any]]]
         profile["games"][name] = {"version": spec.version, "options": spec.parse_options({}).as_dict(),
                                   "games": measured}
     if calibration[1]:
-        # input is left out: the embedded server reports only the prompt tokens its cache did not hold
+        # input is left out: the records' input_tokens leave out what the server's prompt cache held
         profile["calibration"] = {"model": "gameeval/local (SmolLM2-135M's tokenizer)",
                                   "output_chars_per_token": round(calibration[2] / max(1, calibration[3]), 3)}
     return profile

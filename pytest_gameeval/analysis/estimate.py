@@ -37,7 +37,8 @@ def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of:
                 cell[1] += sent / chars_per_token
                 cell[2] += replied / chars_per_token
         prices = {m: (table.price(m) if table is not None else None) for m in models}
-        api = {m: c for m, c in models.items() if not free_reason(m)}  # calls and tokens billed by an API
+        # calls and tokens billed by an API: not our own players, unless the table prices them
+        api = {m: c for m, c in models.items() if not (table.is_free(m) if table is not None else free_reason(m))}
         costs = [None if p is None else p.usd(int(c[1]), int(c[2])) for m, c in models.items() for p in [prices[m]]]
         out.append({"calls": sum(c[0] for c in api.values()),
                     "input_tokens": sum(c[1] for c in api.values()),

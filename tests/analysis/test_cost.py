@@ -156,3 +156,10 @@ def test_the_progress_line_gives_the_spend_so_far_and_the_estimate_to_finish(tmp
     ledger.settle("a", 0.08)
     assert tally.started == tally.finished == 1
     assert "spend: $0.0800 so far over 1 finished games, about $0.7200 to finish the 9 left" in tally.line()
+
+
+def test_cache_tokens_in_a_usage_are_priced_at_their_own_prices():
+    usage = {"input_tokens": 20, "output_tokens": 10, "calls": 2, "input_tokens_cache_read": 200,
+             "input_tokens_cache_write": 40}
+    cost = case_cost({"usage": {"Q": usage}, "seats": {"Q": {"model": "m"}}}, PriceTable({"m": Price(**PRICES)}))
+    assert cost["usd"] == pytest.approx((20 * 2.5 + 10 * 10 + 200 * 1.25 + 40 * 3.125) / 1e6)
