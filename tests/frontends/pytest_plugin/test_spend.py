@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -165,3 +167,36 @@ def test_a_bad_price_table_is_one_error_line(priced, text, says):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.startswith("ERROR: gameeval: price table")]
     assert len(errors) == 1 and says in errors[0]
+
+
+def test_report_diff_gives_both_runs_cost(priced, capsys):
+    from pytest_gameeval.cli.report import main
+
+    priced.runpytest_inprocess(*COMMON, "--gameeval-report", "old.json").assert_outcomes(passed=8)
+    priced.runpytest_inprocess(*COMMON, "--gameeval-report", "new.json").assert_outcomes(passed=8)
+    cost = read_report(priced.path / "new.json")["cost"]["usd"]
+    capsys.readouterr()
+    main(["diff", str(priced.path / "old.json"), str(priced.path / "new.json")])
+    out = capsys.readouterr().out
+    assert f"Cost: old {money(cost)}, new {money(cost)}." in out
+    assert f"- askguess: old {money(cost / 8)} a game" in out
+
+
+def test_gameeval_compare_gives_each_sides_cost_and_keeps_a_budget(tmp_path):
+    """compare plays through inspect's eval_set (every case at once): its budget plans the cases."""
+    price = "{input: 100, output: 400, input_cache_write: 0, input_cache_read: 50}"
+    (tmp_path / "p.yaml").write_text(f"gameeval/scripted/random: {price}\ngameeval/scripted/oracle: {price}\n")
+    run = subprocess.run(
+        ["gameeval", "compare", "gameeval/scripted/random", "gameeval/scripted/oracle", "--games", "askguess",
+         "--limit", "8", "-T", "max_rounds=5", "--cost-config", "p.yaml", "--budget", "1", "--out", "cmp",
+         "--display", "none"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "GAMEEVAL_PROGRESS_SECONDS": "0", "PATH": f"{Path(sys.executable).parent}:"
+             + os.environ.get("PATH", "")})
+    planned = re.search(r"budget \$1.00: playing (\d) of 8 cases per game", run.stdout)
+    assert planned, run.stdout[-2000:] + run.stderr[-2000:]
+    result = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    for side, model in (("A", "gameeval/scripted/random"), ("B", "gameeval/scripted/oracle")):
+        assert result["cost"][side]["by_model"][model]["calls"] <= 5 * int(planned[1])  # at most 5 questions a game
+        assert f"cost of {side} ({model}): $" in run.stdout
+    assert result["cost"]["A"]["usd"] + result["cost"]["B"]["usd"] <= 1
