@@ -132,6 +132,23 @@ def mean_metric_name(spec: GameSpec, key: str) -> str:
 
 
 NOT_FINISHED = "not finished (sample limit)"
+STOPPED = ("the game was stopped before its end by an inspect sample limit (--cost-limit, --token-limit, --time-limit, "
+           "...): it has no outcome, and its scores are undefined, not 0")
+COST_KEY = "cost_usd"  # the game's cost in USD as inspect priced it (--model-cost-config)
+
+
+def sample_cost() -> float:
+    """The game's cost as inspect priced its calls (`--model-cost-config`): NaN when a model that is
+    not one of ours has no price, never 0 for it (our scripted and embedded players make no API call)."""
+    from inspect_ai.model._model import sample_model_usage
+
+    total = 0.0
+    for model, usage in sample_model_usage().items():
+        if usage.total_cost is not None:
+            total += usage.total_cost
+        elif not model.startswith(("gameeval/scripted", "gameeval/local")):
+            return float("nan")
+    return total
 
 
 def game_scorer(spec: GameSpec) -> Scorer:
@@ -142,17 +159,17 @@ def game_scorer(spec: GameSpec) -> Scorer:
         *(k for k in [*spec.outcome_labels, *spec.mean_keys, *FAILURE_KEYS.values()] if k != spec.headline),
     ]
     metrics = {key: _metrics_of(key, rates, spec) for key in keys}
+    metrics[COST_KEY] = [mean_def(), n_defined()]  # a game's cost; undefined without prices
 
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
     def game_outcome() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
             if RECORD_KEY not in state.metadata:  # a sample limit (--cost-limit, ...) stopped the game mid-way
-                return Score(value=dict.fromkeys(keys, float("nan")), answer=NOT_FINISHED, explanation=(
-                    "the game was stopped before its end by an inspect sample limit (--cost-limit, --token-limit, "
-                    "--time-limit, ...): it has no outcome, and its scores are undefined, not 0"))
+                return Score(value={**dict.fromkeys(keys, float("nan")), COST_KEY: sample_cost()},
+                             answer=NOT_FINISHED, explanation=STOPPED)
             record = GameRecord.from_dict(state.metadata[RECORD_KEY])
             return Score(
-                value=score_record(spec, record),
+                value={**score_record(spec, record), COST_KEY: sample_cost()},
                 answer=spec.answer(record),
                 explanation=spec.explain(record),
                 metadata={"failures": record.failures, "usage": record.usage, "seed": str(record.seed),

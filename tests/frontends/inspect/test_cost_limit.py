@@ -1,6 +1,7 @@
 """inspect's own --model-cost-config and per-sample --cost-limit pass through our tasks (issue 46): a
 game the limit stops mid-way is scored "not finished" with undefined scores (not a loss, not a
-crash of the scorer), and the run ends with status success. Over the loopback OpenAI-compatible
+crash of the scorer), and the run ends with status success; the score `cost_usd` is what the game
+spent, as inspect priced it. Over the loopback OpenAI-compatible
 server on 127.0.0.1, through inspect's `openai/` provider (its price is looked up by inspect, which
 knows only the models of its own database: hence gpt-4o-mini's name on a loopback address)."""
 
@@ -38,5 +39,6 @@ def test_inspects_cost_limit_stops_a_game_and_the_scorer_says_not_finished(tmp_p
     assert log.status == "success"
     for sample in log.samples:
         assert sample.limit is not None and sample.limit.type == "cost"
-        assert next(iter(sample.scores.values())).answer == "not finished (sample limit)"
+        score = next(iter(sample.scores.values()))
+        assert score.answer == "not finished (sample limit)" and score.value["cost_usd"] > 0.5  # what it did spend
         assert sample.model_usage["openai/gpt-4o-mini"].total_cost > 0.5  # inspect priced it from our file
