@@ -30,6 +30,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from pytest_gameeval.analysis.cost import usd
 from pytest_gameeval.analysis.report import UNKNOWN_VERSION, game_version
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -37,6 +38,7 @@ from pytest_gameeval.metrics.ratings import ranking_text, tiers
 from pytest_gameeval.metrics.stats import mean, rate
 
 RECORD_SCORER = "gameeval_{game}"  # the scorer name inspect_ext/scorer.py registers per game
+COST_KEY = "cost_usd"  # its score of a game's cost (inspect_ext/scorer.py), read from the log as data
 DEFAULT_VIEW_URL = "http://127.0.0.1:7575/"  # `inspect view`'s default address
 
 
@@ -53,6 +55,7 @@ class Source:
 class Cell:
     values: list[float] = field(default_factory=list)  # the headline, one value per game
     sources: list[Source] = field(default_factory=list)
+    costs: list[float] = field(default_factory=list)  # USD of each priced game (report cost, inspect's cost_usd)
 
     def summary(self) -> dict[str, Any]:
         binary = all(v in (0.0, 1.0) for v in self.values)
@@ -132,6 +135,9 @@ def add_log(board: Board, path: Path, root: Path) -> bool:
         value = _number(score.value.get(key)) if score is not None and isinstance(score.value, dict) else None
         if value is not None:  # undefined for this game (e.g. a mean over no success): not a game of the headline
             cell.values.append(value)
+        cost = _number(score.value.get(COST_KEY)) if score is not None and isinstance(score.value, dict) else None
+        if cost is not None:  # priced by inspect (--model-cost-config)
+            cell.costs.append(cost)
     if len(cell.values) > before:
         cell.sources.append(
             Source(path.name, path, str(path.relative_to(root)) if path.is_relative_to(root) else path.name)
@@ -147,13 +153,14 @@ def add_report(board: Board, path: Path, report: dict[str, Any]) -> None:
             board.skipped.append(f"{path}: unknown game {game!r}, not used")
             continue
         key = headline(game)
-        values = [_number((c.get("scores") or {}).get(key)) for c in report.get("cases") or []
-                  if c.get("game") == game and c.get("status") == "played"]
-        values = [v for v in values if v is not None]
+        played = [c for c in report.get("cases") or [] if c.get("game") == game and c.get("status") == "played"]
+        values = [v for v in (_number((c.get("scores") or {}).get(key)) for c in played) if v is not None]
         if values:
             cell = board.cells[(model, column(game, game_version(report["games"][game])))]
             cell.values.extend(values)
             cell.sources.append(Source(path.name, path))
+            # a report written with a price table: each priced game's cost (an unpriced one has none)
+            cell.costs.extend(v for v in (_number((c.get("cost") or {}).get("usd")) for c in played) if v is not None)
 
 
 def _is_report(path: Path) -> dict[str, Any] | None:
@@ -265,7 +272,8 @@ def build(board: Board, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, 
         for g in games:
             cell = board.cells.get((m, g))
             if cell is not None:
-                cells[g] = {**cell.summary(), "games": len(cell.values),
+                cells[g] = {**cell.summary(), "games": len(cell.values), "games_priced": len(cell.costs),
+                            "cost_per_game": sum(cell.costs) / len(cell.costs) if cell.costs else None,
                             "sources": [{"label": s.label, "path": str(s.path), "view": s.view} for s in cell.sources]}
         rows.append({"model": m, "rating": r["ratings"][m], "cells": cells})
     versions: dict[str, list[str]] = defaultdict(list)
@@ -303,7 +311,15 @@ def cell_text(cell: dict[str, Any] | None) -> str:
         return "not played"
     low, high = cell["ci"]
     interval = f" [{_fmt(low)}, {_fmt(high)}]" if low is not None else " [no interval]"
-    return f"{_fmt(cell['value'])}{interval} (n={cell['games']})"
+    return f"{_fmt(cell['value'])}{interval} (n={cell['games']}){cost_text(cell)}"
+
+
+def cost_text(cell: dict[str, Any]) -> str:
+    """", $X a game" where the games were priced (over the priced ones), else ""."""
+    if cell.get("cost_per_game") is None:
+        return ""
+    some = f" over {cell['games_priced']} priced" if cell["games_priced"] != cell["games"] else ""
+    return f", {usd(cell['cost_per_game'])} a game{some}"
 
 
 def rating_text(r: dict[str, Any]) -> str:
@@ -323,7 +339,8 @@ def render_markdown(board: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
     return "\n".join([
         "# Leaderboard", "",
-        "Each cell: the game's headline, its 95% interval and the games played (n). "
+        "Each cell: the game's headline, its 95% interval and the games played (n), and what a game cost where "
+        "the games were priced. "
         "Rating: " + board["rating"]["method"] + ".", "",
         f"Ranking as far as the rating intervals allow: {board['rating']['ranking']}", "",
         *lines, "",
@@ -391,7 +408,7 @@ def render_html(board: dict[str, Any], view_url: str, out_dir: Path) -> str:
             interval = f"[{_fmt(low)}, {_fmt(high)}]" if low is not None else "[no interval]"
             tds.append(f'<td data-sort="{_sort_value(cell["value"], c["direction"] == "higher")}">'
                        f'<b>{_fmt(cell["value"])}</b> <span class="ci">{interval}</span> '
-                       f'<span class="n">n={cell["games"]}</span><br>{links}</td>')
+                       f'<span class="n">n={cell["games"]}{e(cost_text(cell))}</span><br>{links}</td>')
         body.append("<tr>" + "".join(tds) + "</tr>")
     skipped = "".join(f"<li>{e(s)}</li>" for s in board["skipped"])
     return f"""<!doctype html>

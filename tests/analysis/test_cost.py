@@ -163,3 +163,18 @@ def test_cache_tokens_in_a_usage_are_priced_at_their_own_prices():
              "input_tokens_cache_write": 40}
     cost = case_cost({"usage": {"Q": usage}, "seats": {"Q": {"model": "m"}}}, PriceTable({"m": Price(**PRICES)}))
     assert cost["usd"] == pytest.approx((20 * 2.5 + 10 * 10 + 200 * 1.25 + 40 * 3.125) / 1e6)
+
+
+def test_the_leaderboard_gives_what_a_game_cost_where_it_was_priced(tmp_path):
+    from pytest_gameeval.analysis.leaderboard import Board, add_report, build, render_markdown
+
+    spec = get_spec("askguess")
+    cases = [{"game": "askguess", "status": "played", "scores": {spec.headline: 0.5},
+              "cost": {"usd": usd}} for usd in (0.01, 0.03)]
+    report = {"models": {"evaluated": "m"}, "games": {"askguess": {"version": spec.version}}, "cases": cases}
+    board = Board()
+    add_report(board, tmp_path / "r.json", report)
+    data = build(board, n_resamples=10)
+    cell = data["rows"][0]["cells"][f"askguess@{spec.version}"]
+    assert cell["cost_per_game"] == pytest.approx(0.02) and cell["games_priced"] == 2
+    assert "(n=2), $0.0200 a game" in render_markdown(data)
