@@ -58,11 +58,13 @@ def pytest_configure(config: pytest.Config) -> None:
         if budget is not None and not path:
             raise GameEvalError("--gameeval-budget needs prices: give --gameeval-cost-config FILE")
         estimate = bool(config.getoption("gameeval_estimate", False))
-        if state is None or not state.settings.model or not (path or estimate):
+        if not (path or estimate):
             return
         from pytest_gameeval.analysis.cost import load_prices
 
-        table = load_prices(_resolve(config, path)) if path else None
+        table = load_prices(_resolve(config, path)) if path else None  # a bad table: one line, model or not
+        if state is None or not state.settings.model:
+            return
         if estimate:
             _print_estimate(config, state, table)
             pytest.exit("gameeval estimate: nothing played", returncode=0)
