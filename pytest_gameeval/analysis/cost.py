@@ -318,3 +318,21 @@ def sides_cost(cases: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]], tab
         out[side] = totals(c for costs in mine.values() for c in costs)
         out[side]["games"] = {game: totals(costs) for game, costs in sorted(mine.items())}
     return out
+
+
+def recost(report: dict[str, Any], slices: Sequence[Mapping[str, Any]]) -> None:
+    """A report merged from slices (`gameeval report merge`): each game's and the run's cost again
+    from the cases' own costs (each slice priced its cases), the slices' budgets side by side."""
+    report.pop("cost", None)
+    priced = [s.get("cost") for s in slices if s.get("cost")]
+    if not priced:
+        return
+    for name, game in report["games"].items():
+        game["cost"] = totals(c.get("cost") for c in report["cases"] if c["game"] == name)
+    run = totals(c.get("cost") for c in report["cases"])
+    run["prices"] = ", ".join(sorted({str(p.get("prices")) for p in priced}))
+    run["budget"] = None
+    budgets = [p["budget"] for p in priced if p.get("budget")]
+    if budgets:  # each slice kept its own budget: a merged run has no one budget
+        run["slice_budgets"] = budgets
+    report["cost"] = run

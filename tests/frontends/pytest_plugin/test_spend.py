@@ -200,3 +200,16 @@ def test_gameeval_compare_gives_each_sides_cost_and_keeps_a_budget(tmp_path):
         assert result["cost"][side]["by_model"][model]["calls"] <= 5 * int(planned[1])  # at most 5 questions a game
         assert f"cost of {side} ({model}): $" in run.stdout
     assert result["cost"]["A"]["usd"] + result["cost"]["B"]["usd"] <= 1
+
+
+def test_slices_merged_cost_what_one_run_costs(priced, capsys):
+    from pytest_gameeval.cli.report import main
+
+    priced.runpytest_inprocess(*COMMON, "--gameeval-report", "whole.json").assert_outcomes(passed=8)
+    for k in (1, 2):
+        priced.runpytest_inprocess(*COMMON, f"--gameeval-shard={k}/2", "--gameeval-report", f"s{k}.json")
+    assert main(["merge", str(priced.path / "merged.json"), str(priced.path / "s1.json"),
+                 str(priced.path / "s2.json")]) == 0
+    whole, merged = (read_report(priced.path / f"{n}.json")["cost"] for n in ("whole", "merged"))
+    assert merged["usd"] == pytest.approx(whole["usd"]) and merged["games_priced"] == 8
+    assert merged["by_model"][MODEL]["calls"] == whole["by_model"][MODEL]["calls"] == 40
