@@ -21,7 +21,35 @@ from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, wit
 from pytest_gameeval.games.registry import get_spec
 
 _TALLIES: dict[str, Tally] = {}  # eval id -> its game's counts
+_SPEND: dict[str, "Spend"] = {}  # eval id -> what its games cost (with --model-cost-config)
 _TICKER: list[Ticker] = []
+
+
+class Spend:
+    """A task's spend line: its finished games' cost (the `cost_usd` score, inspect's prices) and,
+    at their mean, the cost of the games left. Silent until a game was priced."""
+
+    def __init__(self, tally: Tally):
+        self.tally, self.usd, self.priced = tally, 0.0, 0
+
+    @property
+    def started(self) -> int:
+        return self.priced  # the Ticker prints a line only once there is one
+
+    @property
+    def finished(self) -> int:
+        return self.tally.finished
+
+    def add(self, cost: object) -> None:
+        if isinstance(cost, (int, float)) and not math.isnan(cost):
+            self.usd += float(cost)
+            self.priced += 1
+
+    def line(self) -> str:
+        left = max(0, (self.tally.total or 0) - self.tally.finished)
+        mean = self.usd / self.priced
+        return (f"{self.tally.game} spend: ${self.usd:.4f} so far over {self.priced} priced games, about "
+                f"${left * mean:.4f} to finish the {left} left (at ${mean:.4f} a game)")
 
 
 def _write(line: str) -> None:
@@ -44,10 +72,11 @@ class GameEvalProgress(Hooks):
         samples = len(dataset.sample_ids) if dataset.sample_ids is not None else (dataset.samples or 0)
         epochs = data.spec.config.epochs or 1
         _TALLIES[data.eval_id] = Tally(game, samples * epochs, get_spec(game).headline)
+        _SPEND[data.eval_id] = Spend(_TALLIES[data.eval_id])
         if not _TICKER:
             seconds = progress_seconds()
             assert seconds is not None  # enabled() checked it
-            _TICKER.append(Ticker(seconds, lambda: list(_TALLIES.values()), _write).start())
+            _TICKER.append(Ticker(seconds, lambda: [*_TALLIES.values(), *_SPEND.values()], _write).start())
 
     async def on_sample_start(self, data: SampleStart) -> None:
         tally = _TALLIES.get(data.eval_id)
@@ -63,14 +92,18 @@ class GameEvalProgress(Hooks):
         if values is None:  # the sample failed before it was scored
             tally.game_finished(None, None)
             return
+        _SPEND[data.eval_id].add(values.get("cost_usd"))  # inspect_ext/scorer.py's COST_KEY
         labels = get_spec(tally.game).outcome_labels
         label = next((k for k in labels if values.get(k) == 1), "?")
         tally.game_finished(label, {k: float(v) for k, v in values.items() if isinstance(v, (int, float))})
 
     async def on_task_end(self, data: TaskEnd) -> None:
         tally = _TALLIES.pop(data.eval_id, None)
+        spend = _SPEND.pop(data.eval_id, None)
         if tally is not None and data.log.results is not None:
             _write(f"gameeval final: {tally.line()}")
+            if spend is not None and spend.priced:
+                _write(f"gameeval final: {tally.game} cost ${spend.usd:.4f} over {spend.priced} priced games")
             _write(f"gameeval final: {scores_line(tally.game, data.log.results.scores)}")
 
 
