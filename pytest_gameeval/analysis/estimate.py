@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from pytest_gameeval.analysis.cost import PriceTable, free_reason, spread, usd
+from pytest_gameeval.analysis.cost import PriceTable, spread, usd
 
 MEASURES = ("calls", "input_tokens", "output_tokens", "usd")
 
@@ -36,9 +36,10 @@ def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of:
                 cell[0] += calls
                 cell[1] += sent / chars_per_token
                 cell[2] += replied / chars_per_token
-        prices = {m: (table.price(m) if table is not None else None) for m in models}
+        table_ = table if table is not None else PriceTable({})  # no table: only our own players are priced (0)
+        prices = {m: table_.price(m) for m in models}
         # calls and tokens billed by an API: not our own players, unless the table prices them
-        api = {m: c for m, c in models.items() if not (table.is_free(m) if table is not None else free_reason(m))}
+        api = {m: c for m, c in models.items() if not table_.is_free(m)}
         costs = [None if p is None else p.usd(int(c[1]), int(c[2])) for m, c in models.items() for p in [prices[m]]]
         out.append({"calls": sum(c[0] for c in api.values()),
                     "input_tokens": sum(c[1] for c in api.values()),
@@ -197,7 +198,7 @@ def estimate_plans(plans: Sequence[Mapping[str, Any]], table: PriceTable | None,
         entry = estimate_game(spec.name, plan["games"], samples, plan.get("gate"))
         if str(profile["version"]) != str(spec.version):
             entry["note"] = f"profile measured on version {profile['version']} of the game, this is {spec.version}"
-        unpriced.update(m for m in entry["models"] if table is None or table.price(m) is None)
+        unpriced.update(m for m in entry["models"] if (table or PriceTable({})).price(m) is None)
         games.append(entry)
     return {"games": games, "total": run_total(games), "unpriced": sorted(unpriced),
             "chars_per_token": cpt, "profile_made": profiles.get("made"), "prices": table.source if table else None}

@@ -47,6 +47,12 @@ def main(argv: list[str]) -> int:
     if args.chars_per_token is not None and not args.chars_per_token > 0:
         raise GameEvalError("--chars-per-token must be more than 0")
     table = load_prices(args.cost_config) if args.cost_config else None
+    from pytest_gameeval.backends.local_weights import canonical_model_name
+
+    # a local GGUF by its identity (gameeval/local/<file>@<sha>), as the plugin's run names and prices it
+    args.model = canonical_model_name(args.model.strip())
+    args.role = [f"{r.split('=', 1)[0]}={','.join(canonical_model_name(m) for m in r.split('=', 1)[1].split(','))}"
+                 if "=" in r else r for r in args.role]
     estimate = estimate_plans(_plans(args), table, chars_per_token=args.chars_per_token)
     if args.format == "json":
         print(json.dumps({k: v for k, v in estimate.items()}, indent=1, default=str))
