@@ -20,7 +20,7 @@ from typing import Any, Callable
 from pytest_gameeval.analysis.cost import PriceTable, case_cost, usd
 
 BUDGET_REASON = "budget"
-POLL_SECONDS = 0.2  # how often a game that does not fit looks again while others run
+POLL_SECONDS = 0.5  # how often a game that does not fit looks again while others run
 
 
 def ledger_path(report_path: Path) -> Path:
@@ -53,6 +53,16 @@ class Ledger:
         row = db.execute("SELECT COALESCE(SUM(CASE state WHEN 'running' THEN reserved WHEN 'done' THEN spent "
                          "ELSE 0 END), 0) FROM games").fetchone()
         return float(row[0])
+
+    def fits(self, expected: float) -> tuple[bool, int]:
+        """Whether a game of this expected cost fits now, and how many games run (a read only)."""
+        db = self._connect()
+        try:
+            committed = self._committed(db)
+            running = db.execute("SELECT COUNT(*) FROM games WHERE state = 'running'").fetchone()[0]
+        finally:
+            db.close()
+        return self.budget is None or committed + expected <= self.budget * (1 + 1e-9), running
 
     def reserve(self, name: str, game: str, expected: float, *, final: bool) -> tuple[bool, int, float]:
         """Reserve a game's expected cost if the budget allows it: (reserved, games running, committed
@@ -118,9 +128,11 @@ class Spend:
         # a game without a token profile: what its finished games cost so far
         expected = self.expected(case.game) or self.ledger.mean_cost(case.game)
         while True:
-            ok, running, committed = self.ledger.reserve(case.name, case.game, expected, final=False)
-            if ok:
-                return None
+            fits, running = self.ledger.fits(expected)  # a read: a waiting game takes no write lock
+            if fits:
+                ok, running, committed = self.ledger.reserve(case.name, case.game, expected, final=False)
+                if ok:
+                    return None
             if not running:
                 break
             await asyncio.sleep(POLL_SECONDS)
