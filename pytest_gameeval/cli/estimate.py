@@ -79,6 +79,11 @@ def _plans(args: argparse.Namespace) -> list[dict[str, Any]]:
                         option_overrides=key_value_pairs(args.options, "--option"))
     specs = selected_specs(settings)
     settings.check_overrides(specs)
+    known = set().union(*(s.bindable_roles() for s in specs))
+    for role in roles:  # as the plugin: a role no selected game has is a typo, not a free seat
+        if role.split("[")[0] not in known:
+            raise GameEvalError(f"--role {role}: no selected game has this model role; "
+                                f"roles: {', '.join(sorted(known))}")
     baseline = _baseline(args.baseline)
     plans = []
     for spec in specs:

@@ -185,3 +185,15 @@ def test_the_leaderboard_gives_what_a_game_cost_where_it_was_priced(tmp_path):
     cell = data["rows"][0]["cells"][f"askguess@{spec.version}"]
     assert cell["cost_per_game"] == pytest.approx(0.02) and cell["games_priced"] == 2
     assert "(n=2), $0.0200 a game" in render_markdown(data)
+
+
+def test_the_estimate_prices_a_bound_role_and_refuses_a_role_no_game_has(capsys):
+    from pytest_gameeval.cli.estimate import main
+
+    with pytest.raises(GameEvalError, match="--role players: no selected game has this model role"):
+        main(["openai/gpt-4o-mini", "--games", "spyfall", "--role", "players=x"])
+    assert main(["openai/gpt-4o-mini", "--games", "spyfall", "--limit", "2", "--role", "villager=other/model",
+                 "--format", "json"]) == 0
+    estimate = json.loads(capsys.readouterr().out)
+    assert estimate["unpriced"] == ["openai/gpt-4o-mini", "other/model"]  # no table: nothing is priced 0
+    assert estimate["games"][0]["models"] == ["openai/gpt-4o-mini", "other/model"]
