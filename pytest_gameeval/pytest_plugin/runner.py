@@ -345,7 +345,8 @@ class Runner:
             if self.provider_stop.cause is not None:  # no more games spent on a provider that cannot answer
                 return CaseResult(case, "not played", reason=self.provider_stop.not_played())
             if self.spend is not None and not overrides and (refused := await self.spend.refuse(case)) is not None:
-                return CaseResult(case, "not played", reason=refused)  # the run's budget (budget.py)
+                stopped = self.provider_stop.cause is not None  # the provider stopped the run while this game waited
+                return CaseResult(case, "not played", reason=self.provider_stop.not_played() if stopped else refused)
             notes: list[str] = []
             start = time.perf_counter()
             if tally is not None:
