@@ -145,7 +145,7 @@ def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[di
         "cases": ordered,
         "gate": None,
     }
-    from pytest_gameeval.analysis.cost import recost  # the run's cost over every slice (issue 46)
+    from pytest_gameeval.analysis.cost_report import recost  # the run's cost over every slice (issue 46)
     from pytest_gameeval.analysis.report import validate
 
     recost(merged, [r for _, r in reports])

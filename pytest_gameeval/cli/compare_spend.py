@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping, Sequence
 
-from pytest_gameeval.analysis.cost import PriceTable, cost_line, load_prices, sides_cost, usd
+from pytest_gameeval.analysis.cost import PriceTable, cost_line, load_prices, usd
+from pytest_gameeval.analysis.cost_report import sides_cost
 from pytest_gameeval.engine.errors import GameEvalError
 
 

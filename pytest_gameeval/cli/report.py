@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
                           metrics=gate_metric_option(args.metric),
                           allow_structured_mismatch=args.allow_structured_mismatch,
                           allow_version_change=args.allow_version_change)
-    from pytest_gameeval.analysis.cost import cost_diff, cost_diff_lines  # what each run cost (issue 46)
+    from pytest_gameeval.analysis.cost_report import cost_diff, cost_diff_lines  # what each run cost (issue 46)
 
     result["cost"] = cost_diff(read_report(args.old), read_report(args.new))
     if args.format == "json":

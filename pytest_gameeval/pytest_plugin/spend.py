@@ -142,7 +142,8 @@ def add_spend(state: GameEvalState, report: dict[str, Any]) -> None:
     spend = state.config.stash.get(SPEND, None)
     if spend is None:
         return
-    from pytest_gameeval.analysis.cost import gate_savings, price_report
+    from pytest_gameeval.analysis.cost import price_report
+    from pytest_gameeval.analysis.cost_report import gate_savings
     from pytest_gameeval.analysis.game_verdict import gate_failures
 
     run = price_report(report, spend.table)
@@ -175,7 +176,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = config.stash.get(STATE, None)
     if state is None or state.report is None:
         return
-    from pytest_gameeval.analysis.cost import report_cost_lines
+    from pytest_gameeval.analysis.cost_report import report_cost_lines
 
     lines = report_cost_lines(state.report)
     if lines:

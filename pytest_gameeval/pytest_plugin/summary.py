@@ -114,7 +114,7 @@ def markdown_summary(report: dict[str, Any], report_path: Any, headlines: dict[s
         lines += ["", resumed]
     if report.get("gate"):
         lines += [""] + gate_markdown(report["gate"], str(models.get("evaluated")))
-    from pytest_gameeval.analysis.cost import report_cost_lines  # the run's cost, with a price table
+    from pytest_gameeval.analysis.cost_report import report_cost_lines  # the run's cost, with a price table
 
     lines += [""] + [f"- {line.strip()}" for line in report_cost_lines(report)] if report.get("cost") else []
     records = (report.get("run") or {}).get("records")

@@ -12,13 +12,11 @@ from pytest_gameeval.analysis.cost import (
     Price,
     PriceTable,
     case_cost,
-    cost_diff,
-    cost_diff_lines,
-    gate_savings,
     load_prices,
     totals,
 )
 from pytest_gameeval.analysis.cost_profile import load_profiles
+from pytest_gameeval.analysis.cost_report import cost_diff, cost_diff_lines, gate_savings
 from pytest_gameeval.analysis.estimate import estimate_game, measured_games
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
