@@ -213,3 +213,14 @@ def test_slices_merged_cost_what_one_run_costs(priced, capsys):
     whole, merged = (read_report(priced.path / f"{n}.json")["cost"] for n in ("whole", "merged"))
     assert merged["usd"] == pytest.approx(whole["usd"]) and merged["games_priced"] == 8
     assert merged["by_model"][MODEL]["calls"] == whole["by_model"][MODEL]["calls"] == 40
+
+
+def test_games_waiting_for_the_budget_when_the_provider_stops_the_run_say_the_providers_reason(priced, monkeypatch):
+    """Issue 44 stops a run on a provider that cannot answer; the games that were waiting for the
+    budget then are not played for that reason, not for 'budget'."""
+    monkeypatch.setenv("LOOPBACK_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens on the discard port
+    priced.runpytest_inprocess(*COMMON, "--gameeval-budget=0.05", "--gameeval-max-retries", "0")  # 3 games fit
+    cases = read_report(priced.path / "reports" / "gameeval-report.json")["cases"]
+    assert all(c["status"] in ("error", "not played") for c in cases)
+    assert not [c for c in cases if str(c.get("reason", "")).startswith("budget")]
+    assert any(c.get("error", "").startswith("provider failure") for c in cases)
