@@ -30,7 +30,11 @@ class GameEvalCollector(pytest.Collector):
 
 
 class GameCaseError(Exception):
-    """A harness error while playing a case (the traceback is the message)."""
+    """A harness error while playing a case (the traceback, or the provider's cause, is the message)."""
+
+    def __init__(self, message: str | None, *, provider: bool = False):
+        super().__init__(message)
+        self.provider = provider  # the provider failed (players/provider.py): its one-line cause
 
 
 class GameCaseItem(pytest.Item):
@@ -60,13 +64,13 @@ class GameCaseItem(pytest.Item):
             for key, value in (result.scores or {}).items():  # the game's metrics, as --junitxml properties
                 self.user_properties.append((f"gameeval_score_{key}", value))
         if result.status == "error":
-            raise GameCaseError(result.error)
+            raise GameCaseError(result.error, provider=result.provider is not None)
         if result.status == "not played":
             pytest.skip(result.reason or "not played")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GameCaseError):
-            if str(excinfo.value).startswith("provider failure:"):  # the cause first: CI's summary line shows it
+            if excinfo.value.provider:  # the cause first: CI's summary line shows it
                 return f"{excinfo.value} (harness error while playing {self.name})"
             return f"harness error while playing {self.name}:\n{excinfo.value}"
         if isinstance(excinfo.value, GameEvalError):

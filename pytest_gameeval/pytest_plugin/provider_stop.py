@@ -14,6 +14,7 @@ from typing import Any
 from pytest_gameeval.engine.errors import ProviderError
 
 STREAK = 3  # games in a row lost to one model's exhausted retries that stop the run
+STOPPED = "not played: the run stopped on a provider failure: "  # a case's reason; the summary reads it back
 
 
 class ProviderStop:
@@ -40,4 +41,4 @@ class ProviderStop:
             self.cause = f"{error.cause} ({streak} games in a row)"
 
     def not_played(self) -> str:
-        return f"not played: the run stopped on a provider failure: {self.cause}"
+        return f"{STOPPED}{self.cause}"

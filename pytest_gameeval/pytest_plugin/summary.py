@@ -126,18 +126,17 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-PROVIDER_STOPPED = "not played: the run stopped on a provider failure: "
-
-
 def provider_failures(cases: list[dict[str, Any]]) -> dict[str, Any]:
     """The run's failures at the provider: games lost to them (harness errors, never played), games
     not started because the run stopped, the causes (most frequent first) and whether it stopped."""
     from collections import Counter
 
+    from pytest_gameeval.pytest_plugin.provider_stop import STOPPED
+
     failed = [c for c in cases if c.get("provider")]
-    stopped = [c for c in cases if str(c.get("reason") or "").startswith(PROVIDER_STOPPED)]
+    stopped = [c for c in cases if str(c.get("reason") or "").startswith(STOPPED)]
     causes = Counter(c["provider"]["cause"] for c in failed)
-    stop_cause = str(stopped[0]["reason"]).removeprefix(PROVIDER_STOPPED) if stopped else None
+    stop_cause = str(stopped[0]["reason"]).removeprefix(STOPPED) if stopped else None
     return {"failed": len(failed), "not_started": len(stopped), "causes": [c for c, _ in causes.most_common()],
             "stopped": stop_cause or next((c["provider"]["cause"] for c in failed if c["provider"].get("fatal")), None)}
 

@@ -28,6 +28,8 @@ import argparse
 import asyncio
 import json
 import random
+import subprocess
+import sys
 import time
 from collections import Counter
 from typing import Any, AsyncIterator
@@ -169,6 +171,17 @@ async def _anthropic_events(text: str, model: str) -> AsyncIterator[str]:
               ("message_stop", {"type": "message_stop"})]
     for name, data in events:
         yield f"event: {name}\ndata: {json.dumps(data)}\n\n"
+
+
+def start(fault: str, max_seconds: float = 900) -> tuple[subprocess.Popen[str], str]:
+    """This server with `fault`, in a process of its own on a free port: (process, its base URL)."""
+    proc = subprocess.Popen([sys.executable, __file__, "--fault", fault, "--port", "0", "--max-seconds",
+                             str(max_seconds)], stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline().strip()  # type: ignore[union-attr]
+    if not line.startswith("listening on "):
+        proc.kill()
+        raise RuntimeError(f"fault server ({fault}) did not start: {line!r}")
+    return proc, line.removeprefix("listening on ")
 
 
 def main() -> None:

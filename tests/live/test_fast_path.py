@@ -11,25 +11,20 @@ import subprocess
 import sys
 import urllib.request
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator
 
 import pytest
+from fault_server import start
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 
 from pytest_gameeval.players import fast_path
 
-SERVER = Path(__file__).with_name("fault_server.py")
-
 
 @contextmanager
 def serve(fault: str = "healthy") -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--fault", fault, "--port", "0", "--max-seconds", "300"],
-                            stdout=subprocess.PIPE, text=True)
+    proc, url = start(fault, max_seconds=300)
     try:
-        line = proc.stdout.readline().strip()  # type: ignore[union-attr]
-        assert line.startswith("listening on "), line
-        yield line.removeprefix("listening on ")
+        yield url
     finally:
         proc.kill()
         proc.wait()

@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from fault_server import start
 from inspect_ai.log import read_eval_log
 
-SERVER = Path(__file__).with_name("fault_server.py")
 PROVIDER_FAILED = 6  # pytest_plugin/exit_codes.py
 ASKGUESS = ["--gameeval-games", "askguess", "--gameeval-limit", "2", "--gameeval-option", "max_rounds=3"]
 
@@ -31,11 +31,7 @@ class Servers:
 
     def url(self, fault: str) -> str:
         if fault not in self.running:
-            proc = subprocess.Popen([sys.executable, str(SERVER), "--fault", fault, "--port", "0",
-                                     "--max-seconds", "900"], stdout=subprocess.PIPE, text=True)
-            line = proc.stdout.readline().strip()  # type: ignore[union-attr]
-            assert line.startswith("listening on "), line
-            self.running[fault] = (proc, line.removeprefix("listening on "))
+            self.running[fault] = start(fault)
         return self.running[fault][1]
 
     def stop(self) -> None:
