@@ -125,8 +125,8 @@ def client_env(server: Loopback) -> dict[str, str]:
     return {**os.environ, "LOOPBACK_BASE_URL": server.base_url, "LOOPBACK_API_KEY": "unused"}
 
 
-def run_client(cmd: list[str], server: Loopback, timeout: float, cwd: Path = ROOT) -> tuple[float, float, float, str]:
-    """Run a front end; (spawn time, exit time, CPU seconds of its whole tree, output tail)."""
+def run_client(cmd: list[str], server: Loopback, timeout: float, cwd: Path = ROOT) -> tuple[float, float, Any, str]:
+    """Run a front end; (spawn time, exit time, the resource usage of its whole tree, output tail)."""
     with tempfile.TemporaryFile("w+") as out:
         spawned = time.monotonic()
         proc = subprocess.Popen(cmd, cwd=cwd, env=client_env(server), stdout=out, stderr=subprocess.STDOUT)
@@ -146,7 +146,7 @@ def run_client(cmd: list[str], server: Loopback, timeout: float, cwd: Path = ROO
         tail = out.read()[-3000:]
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}:\n{tail}")
-    return spawned, ended, usage.ru_utime + usage.ru_stime, tail
+    return spawned, ended, usage, tail
 
 
 # -- front ends -------------------------------------------------------------------------------------
@@ -291,7 +291,8 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
                 cmd = pytest_command(rounds, rows, epochs, connections, workers, f"{tmp}/report.json", extra)
             if profile:
                 cmd = profiled(cmd, profile)
-            spawned, ended, cpu, _ = run_client(cmd, server, bound)
+            spawned, ended, usage, _ = run_client(cmd, server, bound)
+            cpu = usage.ru_utime + usage.ru_stime
             merge_s = None
             if front == "inspect" and workers > 1:
                 merge_s = round(merge_shards(tmp), 2)
@@ -333,6 +334,7 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         # on this shared VM, so compare runs of different days by this ratio, not by milliseconds
         "cpu_per_call_over_transform": round(1000 * cpu / calls / transform[f"round_{rounds}"], 2),
         "server_cpu_s": round(stats["server_cpu_s"], 2),
+        "client_max_rss_mb": round(usage.ru_maxrss / 1024),  # the largest process of the tree (Linux: KiB)
         **({"profile": summarize(profile, calls)} if profile else {}),
         "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
     }
@@ -399,14 +401,14 @@ def minimal():
 def time_to_first_request(cmd: list[str], cwd: Path) -> dict[str, float]:
     server = Loopback(0.0, 300)
     try:
-        spawned, ended, cpu, _ = run_client(cmd, server, 240, cwd)
+        spawned, ended, usage, _ = run_client(cmd, server, 240, cwd)
         first = min(r[0] for r in server.stats()["requests"])
     finally:
         server.stop()
     return {
         "to_first_request_s": round(first - spawned, 2),
         "wall_s": round(ended - spawned, 2),
-        "cpu_s": round(cpu, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
     }
 
 
@@ -458,6 +460,7 @@ def key_of(result: dict[str, Any]) -> str:
     extra = f" {result['extra']}" if result.get("extra") else ""
     extra += " profiled" if "profile" in result else ""
     extra += " fast-path-off" if result.get("fast_path") == "off" else ""
+    extra += " gc-tuning-off" if result.get("gc_tuning") == "off" else ""
     return (
         f"{result['front']} latency={result['latency_s']} connections={result['connections']} games={result['games']} "
         f"rounds={result['rounds']} workers={result['workers']}{extra}"
@@ -508,9 +511,10 @@ def table(path: Path) -> str:
 
 
 def _extra(run: dict[str, Any]) -> str:
-    """The table's extra column: the front end's extra arguments and the fast path's state."""
+    """The table's extra column: the front end's extra arguments, the fast path's and GC tuning's state."""
     fast = f"fast path {run['fast_path']}" if "fast_path" in run else ""
-    return " ".join(part for part in (run.get("extra", ""), fast) if part)
+    gc_tuning = f"gc tuning {run['gc_tuning']}" if "gc_tuning" in run else ""
+    return " ".join(part for part in (run.get("extra", ""), fast, gc_tuning) if part)
 
 
 def profile_tables(path: Path, top: int = 12) -> str:
@@ -594,6 +598,8 @@ def main() -> None:
                 result["extra"] = extra_args
             # players/fast_path.py: on unless GAMEEVAL_FAST_PATH=0 is set for the run (a same-time A/B)
             result["fast_path"] = "off" if os.environ.get("GAMEEVAL_FAST_PATH", "1") in ("0", "off", "false") else "on"
+            # players/heap.py: likewise with GAMEEVAL_GC_TUNING=0
+            result["gc_tuning"] = "off" if os.environ.get("GAMEEVAL_GC_TUNING", "1") in ("0", "off", "false") else "on"
             results.append(result)
             print(json.dumps(result), flush=True)
     if not args.no_save:

@@ -20,6 +20,7 @@ from pytest_gameeval.inspect_ext.cli_errors import say_provider_failure
 from pytest_gameeval.inspect_ext.decoding import model_player
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
+from pytest_gameeval.players import heap
 from pytest_gameeval.players.model import to_inspect
 
 RECORD_KEY = "gameeval_record"
@@ -63,7 +64,8 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
         progress = progress_of(game)
         progress.game_started()
         try:
-            record = await play_case(spec, row, state.epoch - 1, options, bind, observer=observer, notes=notes)
+            with heap.playing():  # full garbage collections rare while games are in play: players/heap.py
+                record = await play_case(spec, row, state.epoch - 1, options, bind, observer=observer, notes=notes)
         except ProviderError as e:  # the sample errors (inspect stops the task): its cause on one line
             say_provider_failure(e)
             raise

@@ -36,6 +36,7 @@ from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.games.registry import GAMES, REFERENCE_MODEL, get_spec
 from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
+from pytest_gameeval.players import heap
 from pytest_gameeval.players.provider import RETRY_MODEL_ARGS, retry_config
 from pytest_gameeval.pytest_plugin.provider_stop import ProviderStop
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
@@ -353,9 +354,10 @@ class Runner:
                 tally.game_started()
             try:
                 spec = get_spec(case.game)
-                record = await play_case(
-                    spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes
-                )
+                with heap.playing():  # full garbage collections rare while games are in play: players/heap.py
+                    record = await play_case(
+                        spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes
+                    )
                 scores = spec.score(record)
             except NoModelError as e:
                 if tally is not None:
