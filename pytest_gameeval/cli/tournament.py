@@ -71,7 +71,9 @@ def main(argv: list[str]) -> int:
     write_json(result, json_path)
     write_heatmap(result, png_path)
     points = ", ".join(f"{m}: {p['points']}/{p['games']}" for m, p in result["points"].items())
-    print(f"{args.game}: {result['games']} games; points {points}")
+    undecided = result.get("games_without_a_winner")
+    undecided_note = f" ({undecided} without a winner, counted for no one)" if undecided else ""
+    print(f"{args.game}: {result['games']} games{undecided_note}; points {points}")
     print(ranking_line(result["bradley_terry"]))
     print(f"wrote {json_path} and {png_path}")
     return 0

@@ -77,6 +77,20 @@ def test_tofukingdom_analysis_points_matrices_and_ratings():
     assert r["bradley_terry"]["comparisons"] == 10
 
 
+def test_tofukingdom_game_without_a_winner_is_counted_apart_not_a_crash():
+    """An aborted game (its outcome's winner is None: a real model's replies could not carry it on,
+    as Gemma-3-270M's did in docs/local-models.md's tournament) wins nothing for anyone."""
+    sides = {"prince": "A", "queen": "B", "spy": "C"}
+    aborted = _rec("aborted")
+    aborted.outcome["winner"] = None
+    games = [SeatedGame(sides, _rec("prince")), SeatedGame(sides, aborted)]
+    r = T.analyze("tofukingdom", T.Collected(games), ["A", "B", "C"], n_resamples=20)
+    assert r["games_without_a_winner"] == 1
+    assert {m: (p["points"], p["games"]) for m, p in r["points"].items()} == {"A": (1, 1), "B": (0, 1), "C": (0, 1)}
+    only_aborted = T.analyze("tofukingdom", T.Collected([SeatedGame(sides, aborted)]), ["A", "B", "C"], n_resamples=20)
+    assert only_aborted["games_without_a_winner"] == 1 and only_aborted["bradley_terry"]["comparisons"] == 0
+
+
 def test_spyfall_analysis_matrices_average_over_word_pairs():
     pytest.importorskip("pytest_gameeval.games.spyfall.metrics")
 

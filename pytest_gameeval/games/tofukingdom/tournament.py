@@ -36,7 +36,10 @@ def analyze(games: list[SeatedGame], models: list[str], *, n_resamples: int, see
     played: dict[str, int] = defaultdict(int)
     comparisons = []
     per_perm: dict[str, dict[str, int]] = defaultdict(lambda: {c: 0 for c in CAMPS})
-    for g in games:
+    # a game that ended without a winner (aborted: a seat's replies could not carry it on) won
+    # nothing for anyone: left out of the tallies, counted on its own
+    decided = [g for g in games if g.record.outcome.get("winner") in g.sides]
+    for g in decided:
         winner_camp = g.record.outcome["winner"]
         winner = g.sides[winner_camp]
         per_perm[" / ".join(f"{c}={g.sides[c]}" for c in CAMPS)][winner_camp] += 1
@@ -73,6 +76,7 @@ def analyze(games: list[SeatedGame], models: list[str], *, n_resamples: int, see
             },
         },
         "matchups": dict(per_perm),
+        "games_without_a_winner": len(games) - len(decided),
         "points": points(models, won, played),
         "bradley_terry": bradley_terry(comparisons, models, n_resamples=n_resamples, seed=seed),
     }
