@@ -1,6 +1,7 @@
-"""Garbage collection while games are in play (players/heap.py, issue 47): the start-up heap frozen
-and full passes spaced out while at least one game is in flight, the user's thresholds back after the
-last one, in both front ends; GAMEEVAL_GC_TUNING=0 leaves the collector alone."""
+"""Garbage collection while games are in play (players/heap.py, issue 47): full passes spaced out while
+at least one game is in flight, the user's thresholds back after the last one, in both front ends;
+GAMEEVAL_GC_TUNING=0 leaves the collector alone. Nothing is frozen (gc.get_referrers must still see
+every object: tests/frontends/pytest_plugin/test_plugin.py's run with no warning shows it)."""
 
 from __future__ import annotations
 
@@ -21,19 +22,18 @@ USER_THRESHOLDS = (600, 9, 8)  # not CPython's defaults, so that restoring them 
 
 @pytest.fixture
 def collector():
-    """The user's thresholds set; the collector as it was afterwards (unfrozen: other tests' heaps)."""
+    """The user's thresholds set; the collector as it was afterwards."""
     before = gc.get_threshold()
     gc.set_threshold(*USER_THRESHOLDS)
     yield
     gc.set_threshold(*before)
-    gc.unfreeze()
 
 
 def test_full_passes_are_spaced_while_games_are_in_play_and_the_thresholds_come_back(collector):
     frozen_before = gc.get_freeze_count()
     with heap.playing():
         assert gc.get_threshold() == (600, 9, heap.FULL_PASS_EVERY)
-        assert gc.get_freeze_count() > frozen_before  # what was alive when play began
+        assert gc.get_freeze_count() == frozen_before  # nothing hidden from gc.get_referrers
         with heap.playing():  # a second game in flight changes nothing
             assert gc.get_threshold() == (600, 9, heap.FULL_PASS_EVERY)
         assert gc.get_threshold() == (600, 9, heap.FULL_PASS_EVERY)  # one game still in play
@@ -54,10 +54,8 @@ def test_a_user_threshold_above_ours_is_kept(collector):
 
 def test_switched_off_the_collector_is_left_alone(collector, monkeypatch):
     monkeypatch.setenv(heap.ENV, "0")
-    frozen_before = gc.get_freeze_count()
     with heap.playing():
         assert gc.get_threshold() == USER_THRESHOLDS
-        assert gc.get_freeze_count() == frozen_before
 
 
 @pytest.fixture
