@@ -1,4 +1,5 @@
-"""What the tests share: one fake player (a seat no model plays) and a game with every seat one.
+"""What the tests share: one fake player (a seat no model plays), a game with every seat one, and the
+benchmarks' loopback OpenAI-compatible server started for a test.
 
 Test modules import them as `from conftest import FakePlayer, play_all_fake` (pytest puts this folder on the path
 when it loads this file)."""
@@ -6,7 +7,11 @@ when it loads this file)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
@@ -55,3 +60,19 @@ def play_all_fake(spec: Any, row: Any, epoch: int, options: Any, answer: Answer)
         return players[seat.name]
 
     return asyncio.run(play_case(spec, row, epoch, options, bind)), players
+
+
+LOOPBACK = Path(__file__).resolve().parents[1] / "benchmarks" / "loopback_openai.py"
+
+
+@contextmanager
+def loopback_server(max_seconds: int) -> Iterator[str]:
+    """benchmarks/loopback_openai.py on a free port of 127.0.0.1, no latency, ending by itself after
+    `max_seconds`: its base URL."""
+    server = subprocess.Popen([sys.executable, str(LOOPBACK), "--latency", "0", "--port", "0", "--max-seconds",
+                               str(max_seconds)], stdout=subprocess.PIPE, text=True)
+    try:
+        yield server.stdout.readline().split()[-1]  # type: ignore[union-attr]
+    finally:
+        server.terminate()
+        server.wait(10)

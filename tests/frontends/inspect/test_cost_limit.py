@@ -9,26 +9,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import loopback_server
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 ROOT = Path(__file__).resolve().parents[3]
-LOOPBACK = ROOT / "benchmarks" / "loopback_openai.py"
 PRICE = "openai/gpt-4o-mini:\n  input: 1000\n  output: 4000\n  input_cache_write: 0\n  input_cache_read: 500\n"
 
 
 @pytest.fixture(scope="module")
 def base_url():
-    server = subprocess.Popen([sys.executable, str(LOOPBACK), "--latency", "0", "--port", "0", "--max-seconds", "600"],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        yield server.stdout.readline().split()[-1]
-    finally:
-        server.terminate()
-        server.wait(10)
+    with loopback_server(600) as url:
+        yield url
 
 
 def inspect_eval(base_url: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:

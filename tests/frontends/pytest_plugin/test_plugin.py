@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import loopback_server
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once here: pytester's in-process
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  runs would otherwise re-import inspect every time)
@@ -20,7 +21,6 @@ from pytest_gameeval.games.registry import GAMES, get_spec
 
 pytest_plugins = ["pytester"]
 
-LOOPBACK = Path(__file__).resolve().parents[3] / "benchmarks" / "loopback_openai.py"
 ORACLE = "gameeval/scripted/oracle"
 RANDOM = "gameeval/scripted/random"
 # Ask-Guess with a truthful scripted answerer: the oracle questioner always wins within 30
@@ -383,10 +383,8 @@ def test_inspects_own_deprecation_warning_does_not_reach_the_users_summary(pytes
     OpenAI-compatible provider: in a user's project (no filter of ours in their ini) that was one
     warning per model call in their summary. Real SDK and HTTP against the benchmarks' loopback
     server; a subprocess, since in-process this suite's own ini filter would hide it either way."""
-    server = subprocess.Popen([sys.executable, str(LOOPBACK), "--latency", "0", "--port", "0", "--max-seconds", "120"],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        monkeypatch.setenv("LOOPBACK_BASE_URL", server.stdout.readline().split()[-1])
+    with loopback_server(120) as url:
+        monkeypatch.setenv("LOOPBACK_BASE_URL", url)
         monkeypatch.setenv("LOOPBACK_API_KEY", "unused")
         result = pytester.runpytest_subprocess(
             "--gameeval-games",
@@ -401,9 +399,6 @@ def test_inspects_own_deprecation_warning_does_not_reach_the_users_summary(pytes
             "-p",
             "no:cacheprovider",
         )
-    finally:
-        server.terminate()
-        server.wait(10)
     result.assert_outcomes(passed=1)
     assert "'initial' parameter is deprecated" not in result.stdout.str()
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import loopback_server
 
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (inspect imported once for in-process runs)
 from pytest_gameeval.analysis.cost import usd as money
@@ -24,7 +25,6 @@ from pytest_gameeval.analysis.report import read_report
 
 pytest_plugins = ["pytester"]
 
-LOOPBACK = Path(__file__).resolve().parents[3] / "benchmarks" / "loopback_openai.py"
 MODEL = "openai-api/loopback/bench"
 PRICE = {"input": 10.0, "output": 40.0, "input_cache_write": 0.0, "input_cache_read": 5.0}  # USD per million
 PLAN = ["--gameeval-games", "askguess", "--gameeval-limit", "8", "--gameeval-option", "max_rounds=5"]
@@ -34,13 +34,8 @@ COMMON = ["--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model", MODEL
 
 @pytest.fixture(scope="module")
 def loopback():
-    server = subprocess.Popen([sys.executable, str(LOOPBACK), "--latency", "0", "--port", "0", "--max-seconds", "600"],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        yield server.stdout.readline().split()[-1]
-    finally:
-        server.terminate()
-        server.wait(10)
+    with loopback_server(600) as url:
+        yield url
 
 
 @pytest.fixture
