@@ -55,6 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback_openai import reply_for  # noqa: E402  (the server's replies)
 from profile_calls import side_by_side, summarize  # noqa: E402
 
+from pytest_gameeval.players import fast_path, heap  # noqa: E402  (the call-path switches)
+
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "http_concurrency.json"
@@ -596,10 +598,10 @@ def main() -> None:
                              profile=args.profile and str(Path(args.profile).resolve()))
             if extra_args:
                 result["extra"] = extra_args
-            # players/fast_path.py: on unless GAMEEVAL_FAST_PATH=0 is set for the run (a same-time A/B)
-            result["fast_path"] = "off" if os.environ.get("GAMEEVAL_FAST_PATH", "1") in ("0", "off", "false") else "on"
-            # players/heap.py: likewise with GAMEEVAL_GC_TUNING=0
-            result["gc_tuning"] = "off" if os.environ.get("GAMEEVAL_GC_TUNING", "1") in ("0", "off", "false") else "on"
+            # the front end inherits this environment: its switches read as the players read them
+            # (GAMEEVAL_FAST_PATH=0 / GAMEEVAL_GC_TUNING=0 for a same-time A/B)
+            result["fast_path"] = "on" if fast_path.enabled() else "off"
+            result["gc_tuning"] = "on" if heap.enabled() else "off"
             results.append(result)
             print(json.dumps(result), flush=True)
     if not args.no_save:
