@@ -18,7 +18,7 @@ from typing import Any
 
 from pytest_gameeval.analysis.prompt_digest import prompt_digest
 from pytest_gameeval.analysis.rejudge import Rejudged, rejudge_record
-from pytest_gameeval.analysis.report import validate
+from pytest_gameeval.analysis.report import check_records_pair, read_report, validate
 from pytest_gameeval.analysis.report_game import game_entry
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord, read_records
@@ -31,19 +31,25 @@ SHOWN_CHANGES = 50  # moves listed per game (all are counted)
 def read_input(path: Path) -> tuple[dict[str, Any] | None, list[GameRecord]]:
     """(the report, if `path` is one, else None; the records): a report with its records beside
     it, a records file (*.jsonl), or inspect logs (a log file or a folder of them)."""
-    if path.is_file() and path.suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(data, dict) and data.get("schema") and "cases" in data:
-            report = validate(data, str(path))
-            beside = path.parent / str(report.get("run", {}).get("records") or path.with_suffix(".records.jsonl").name)
-            if not beside.is_file():
-                raise GameEvalError(f"{path}: its records {beside.name} are not beside it")
-            return report, read_records(beside)
+    if path.is_file() and path.suffix == ".json" and _looks_like_report(path):
+        report = read_report(path)
+        return report, read_records(check_records_pair(report, path, required=True))
     if path.is_file() and path.suffix == ".jsonl":
         return None, read_records(path)
     if path.exists():
         return None, records_from_logs(path)
     raise GameEvalError(f"rejudge: no such file or folder {path}")
+
+
+def _looks_like_report(path: Path) -> bool:
+    """A .json file that says it is a gameeval report (read_report then checks it whole); any
+    other .json is taken for an inspect log."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096)
+    except OSError as e:
+        raise GameEvalError(f"{path}: cannot read ({e.strerror or e})") from None
+    return b'"pytest-gameeval/report"' in head or not head.lstrip().startswith(b'{"version"')
 
 
 def records_from_logs(path: Path) -> list[GameRecord]:
@@ -52,7 +58,12 @@ def records_from_logs(path: Path) -> list[GameRecord]:
     files = [info.name for info in list_eval_logs(str(path))] if path.is_dir() else [str(path)]
     records = []
     for name in files:
-        for sample in read_eval_log(name).samples or []:
+        try:
+            log = read_eval_log(name)
+        except Exception as e:  # inspect raises what its readers raise (zip, JSON, pydantic): one line here
+            raise GameEvalError(f"{name}: neither a gameeval report, records (.jsonl) nor an inspect log "
+                                f"({type(e).__name__})") from None
+        for sample in log.samples or []:
             if RECORD_KEY in (sample.metadata or {}):
                 records.append(GameRecord.from_dict(sample.metadata[RECORD_KEY]))
     if not records:

@@ -25,7 +25,7 @@ from pytest_gameeval.analysis.verdict import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.options import GameOptions
-from pytest_gameeval.engine.spec import GameSpec
+from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1
@@ -193,17 +193,108 @@ def validate(report: Any, where: str = "report") -> dict[str, Any]:
     return report
 
 
+def _bad_number(value: Any, unit: bool) -> str | None:
+    """Why a metric value cannot be believed, or None. None (no value) is allowed."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"not a number ({type(value).__name__})"
+    if not math.isfinite(value):
+        return "not finite"
+    if unit and not 0.0 <= value <= 1.0:
+        return f"{value!r} is outside [0, 1]"
+    return None
+
+
+def _unit_keys(game: dict[str, Any]) -> set[str]:
+    """Scores whose declared range is [0, 1]: the rates, the headline, the turn-level measure."""
+    keys = {FIRST_TRY, *map(str, game.get("rate_keys") or [])}
+    if isinstance(game.get("headline"), str):
+        keys.add(game["headline"])
+    return keys
+
+
+def validate_values(report: dict[str, Any], where: str) -> None:
+    """Every per-case score (what the gate, the diff and the merge compute from) and every game
+    metric's value and interval: a finite number in its range, or null. One line names the first
+    bad one: a corrupt baseline must never pass a gate by overflowing its statistics."""
+    for case in report["cases"]:
+        game = report["games"][case["game"]]
+        unit = _unit_keys(game)
+        for key, value in (case.get("scores") or {}).items():
+            why = _bad_number(value, key in unit)
+            if why:
+                raise GameEvalError(f"{where}: case {case['id']!r}, metric {key!r}: {why}")
+    for name, game in report["games"].items():
+        unit = _unit_keys(game)
+        for key, metric in _metric_values(game["metrics"]):
+            why = _bad_number(metric, key in unit)
+            if why:
+                raise GameEvalError(f"{where}: game {name!r}, metric {key!r}: {why}")
+
+
+def _metric_values(metrics: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """(metric name, number) for every value and interval end in a game's `metrics` summary."""
+    for key, entry in metrics.items():
+        if isinstance(entry, dict) and ("value" in entry or "ci" in entry):
+            yield key, entry.get("value")
+            ci = entry.get("ci") or []
+            for end in ci if isinstance(ci, list) else [ci]:
+                yield key, end
+        elif isinstance(entry, dict) and key == "rates":
+            yield from _metric_values(entry)
+
+
+def records_seal(records_path: Path) -> dict[str, Any]:
+    """What ties a report to its records file: their count and digest (kept in the report's `run`)."""
+    data = records_path.read_bytes()
+    return {"records_count": data.count(b"\n"), "records_sha256": hashlib.sha256(data).hexdigest()}
+
+
+def records_beside(report: dict[str, Any], path: Path) -> Path:
+    return path.parent / str(report.get("run", {}).get("records") or path.with_suffix(".records.jsonl").name)
+
+
+def check_records_pair(report: dict[str, Any], path: Path, *, required: bool = False) -> Path:
+    """The records file beside a report must be the one written with it (a kill between the two
+    renames, or a file copied from another run, leaves a pair that does not belong together)."""
+    records = records_beside(report, path)
+    if not records.is_file():
+        if required:
+            raise GameEvalError(f"{path}: its records {records.name} are not beside it")
+        return records
+    run = report.get("run") or {}
+    if "records_sha256" not in run:  # a report from before the seal: nothing to check it by
+        return records
+    try:
+        seal = records_seal(records)
+    except OSError as e:
+        raise GameEvalError(f"{records}: cannot read records ({e.strerror or e})") from None
+    if seal["records_sha256"] != run["records_sha256"]:
+        raise GameEvalError(
+            f"{path} and {records} do not belong together: the report was written with "
+            f"{run.get('records_count')} records (sha256 {str(run['records_sha256'])[:12]}), the file holds "
+            f"{seal['records_count']} (sha256 {seal['records_sha256'][:12]}); rerun, or restore the pair")
+    return records
+
+
 def read_report(path: str | Path) -> dict[str, Any]:
+    """A report from a file, checked: its shape, every metric value, its records (when beside it)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise GameEvalError(f"{path}: cannot read report ({e.strerror or e})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise GameEvalError(f"{path}: cannot read report ({getattr(e, 'strerror', None) or e})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise GameEvalError(f"{path}:{e.lineno}: report is not valid JSON ({e.msg})") from None
-    return validate(data, str(path))
+    except RecursionError:
+        raise GameEvalError(f"{path}: report is nested too deeply to be a gameeval report") from None
+    report = validate(data, str(path))
+    validate_values(report, str(path))
+    check_records_pair(report, path)
+    return report
 
 
 # -- comparability ------------------------------------------------------------------------------

@@ -75,7 +75,8 @@ def _check_same(reports: list[tuple[Path, dict[str, Any]]]) -> None:
 
 
 def _records(path: Path, report: dict[str, Any]) -> list[dict[str, Any]]:
-    import jsonlines
+    from pytest_gameeval.analysis.report import check_records_pair
+    from pytest_gameeval.engine.record import read_record_dicts
 
     name = (report.get("run") or {}).get("records")
     file = path.parent / str(name)
@@ -84,8 +85,7 @@ def _records(path: Path, report: dict[str, Any]) -> list[dict[str, Any]]:
             f"{path}: its game records ({file.name if name else 'no records file named'}) are missing beside it: "
             "the merged metrics are computed from them"
         )
-    with jsonlines.open(file) as reader:
-        return list(reader)
+    return read_record_dicts(check_records_pair(report, path, required=True))
 
 
 def _game(
@@ -153,7 +153,10 @@ def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[di
 
 
 def write_merged(paths: list[Path], out: Path) -> dict[str, Any]:
+    from pytest_gameeval.analysis.report import records_seal
+
     report, records = merge_reports(paths, out)
     write_jsonl_atomic(out.with_suffix(".records.jsonl"), records)
+    report.setdefault("run", {}).update(records_seal(out.with_suffix(".records.jsonl")))
     write_json_atomic(out, report)
     return report

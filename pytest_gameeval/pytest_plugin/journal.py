@@ -1,15 +1,35 @@
 """The plugin's journal: each finished game appended as it ends, so a killed run can resume.
 
-`pytest ... --gameeval-resume` reuses the journalled games of the same cases (same case id
-and game options) and plays only the missing ones; a complete report clears the journal.
-One file per process (`<report>.journal-<worker>.jsonl`), so xdist workers never share one.
+`pytest ... --gameeval-resume` reuses a journalled game only when it is the same game: the same
+case and game options, and the same identity (the models in every seat with the model arguments
+that change replies, the game's version and fingerprint, the data's digest). Entries that differ
+are counted by reason and played again. Within one run, an xdist worker that replaces a crashed
+one reuses the games its predecessor journalled (same run token), with or without --gameeval-resume.
+
+One file per process (`<report>.journal-<worker>.jsonl`), so xdist workers never share one. The
+journal is deleted only once a report holding every game in it has been written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
+
+from pytest_gameeval.engine.errors import GameEvalError
+
+# why a journalled game was not reused, by the first part of its identity that differs
+REASONS = {
+    "models": "other models",
+    "model_args": "other model arguments",
+    "version": "another game version",
+    "fingerprint": "another game fingerprint",
+    "dataset": "other data",
+    "options": "other game options",
+}
+OLDER_JOURNAL = "journalled by an older pytest-gameeval"
 
 
 def journal_path(report_path: Path, process: str) -> Path:
@@ -20,31 +40,110 @@ def journal_files(report_path: Path) -> list[Path]:
     return sorted(report_path.parent.glob(f"{report_path.stem}.journal-*.jsonl"))
 
 
+def _digest(value: Any) -> str:
+    """A digest instead of the value: model arguments may hold keys, which no file of ours keeps."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def game_identity(settings: Any, plan: Any) -> dict[str, Any]:
+    """What, beside the case and its options, makes a journalled game the same game as one to play."""
+    return {
+        "models": {"evaluated": settings.model, "roles": dict(sorted(settings.roles.items()))},
+        "model_args": _digest(settings.model_args),
+        "version": plan.spec.version,
+        "fingerprint": plan.spec.fingerprint,
+        "dataset": plan.dataset.get("sha256"),
+    }
+
+
+def mismatch(entry: dict[str, Any], identity: dict[str, Any], options: dict[str, Any]) -> str | None:
+    """None when the entry is the same game; else why not, in a few words."""
+    theirs = entry.get("identity")
+    if not isinstance(theirs, dict):
+        return OLDER_JOURNAL
+    for key, reason in REASONS.items():
+        if key == "options":
+            if entry.get("options") != options:
+                return reason
+        elif theirs.get(key) != identity.get(key):
+            return reason
+    return None
+
+
 class Journal:
-    def __init__(self, report_path: Path, process: str):
+    def __init__(self, report_path: Path, process: str, run: str = ""):
         self.path = journal_path(report_path, process)  # process: the xdist worker id, or "main"
+        self.run = run  # the run's token: a replacement worker of the same run reuses these games
+        self._mended = False
 
-    def append(self, case: str, options: dict[str, Any], record: dict[str, Any], scores: dict[str, Any]) -> None:
+    def _mend(self) -> None:
+        """A kill mid-write leaves a torn last line: cut back to the last newline before appending,
+        or the next game would be glued onto it and both lost."""
+        self._mended = True
+        try:
+            with open(self.path, "rb+") as f:
+                data = f.read()
+                if data and not data.endswith(b"\n"):
+                    f.truncate(data.rfind(b"\n") + 1)
+        except FileNotFoundError:
+            pass
+
+    def append(self, case: str, options: dict[str, Any], record: dict[str, Any], scores: dict[str, Any],
+               identity: dict[str, Any] | None = None) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"case": case, "options": options, "record": record, "scores": scores}, allow_nan=True)
-        with open(self.path, "a", encoding="utf-8") as f:  # one whole line per game, flushed at close
+        if not self._mended:
+            self._mend()
+        entry = {"case": case, "options": options, "identity": identity, "run": self.run,
+                 "record": record, "scores": scores}
+        line = json.dumps(entry, allow_nan=True)
+        with open(self.path, "a", encoding="utf-8") as f:  # one whole line per game
             f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())  # a finished game survives a kill of the machine's process, not just ours
 
 
-def load_journal(report_path: Path) -> dict[str, dict[str, Any]]:
-    """Finished games by case id. A line cut short by a kill is ignored (that game replays)."""
-    done: dict[str, dict[str, Any]] = {}
+def load_journal(report_path: Path) -> dict[str, list[dict[str, Any]]]:
+    """Finished games by case id, oldest first. A line cut short by a kill is ignored (that game
+    replays); a journal that cannot be read at all is one error line."""
+    done: dict[str, list[dict[str, Any]]] = {}
     for path in journal_files(report_path):
-        for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as e:
+            raise GameEvalError(f"{path}: cannot read the journal ({e.strerror or e})") from None
+        for line in lines:
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:
                 continue
             if isinstance(entry, dict) and {"case", "options", "record", "scores"} <= set(entry):
-                done.setdefault(entry["case"], entry)
+                entry["file"] = path.name
+                done.setdefault(str(entry["case"]), []).append(entry)
     return done
 
 
-def clear_journal(report_path: Path) -> None:
+def clear_journal(report_path: Path, keep: set[str] | None = None) -> list[Path]:
+    """Delete the journal files whose every game is in `keep` (case ids the report holds), or all
+    of them when `keep` is None; the files kept are returned."""
+    kept = []
     for path in journal_files(report_path):
+        if keep is not None and not _all_in(path, keep):
+            kept.append(path)
+            continue
         path.unlink(missing_ok=True)
+    return kept
+
+
+def _all_in(path: Path, keep: set[str]) -> bool:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a torn line: its game was never finished
+        if isinstance(entry, dict) and str(entry.get("case")) not in keep:
+            return False
+    return True

@@ -35,6 +35,7 @@ def _local_payload(state: GameEvalState) -> dict[str, Any]:
         "cases": [r.entry() for r in results],
         "records": [r.record.to_dict() for r in results if r.record is not None],
         "gates": {g: gate.to_dict() for g, gate in state.runner.gates.items()},
+        "not_reused": state.runner.not_reused,  # journalled games of another game, by reason
     }
 
 
@@ -225,6 +226,7 @@ def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str,
                 "seconds": round(time.time() - state.started, 2),
                 "resumed": bool(option_value(state.config, "gameeval_resume")),
                 "reused_from_journal": sum(str(c.get("reason", "")).startswith("resumed") for c in ordered),
+                "not_reused_from_journal": state.not_reused,
                 "python": sys.version.split()[0], "records": report_path.with_suffix(".records.jsonl").name},
         "games": games,
         "cases": ordered,
@@ -236,10 +238,48 @@ def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str,
     return report
 
 
+def _journalled_payload(state: GameEvalState, reported: set[str]) -> dict[str, Any]:
+    """Games this run finished and journalled that no process handed over (an xdist worker that
+    crashed after them), and the cases that were in flight on a crashed worker (not played)."""
+    from pytest_gameeval.engine.record import GameRecord
+    from pytest_gameeval.pytest_plugin.journal import game_identity, load_journal, mismatch
+    from pytest_gameeval.pytest_plugin.runner import HANDED_OVER_REASON, CaseResult
+
+    by_name = {c.name: c for plan in state.plans.values() for c in plan.cases}
+    results = []
+    for name, entries in load_journal(report_path_of(state)).items():
+        case = by_name.get(name)
+        if name in reported or case is None:
+            continue
+        identity = game_identity(state.settings, state.plans[case.game])
+        options = json.loads(json.dumps(case.options.as_dict()))
+        for entry in entries:
+            if entry.get("run") == state.run_token and mismatch(entry, identity, options) is None:
+                results.append(CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],
+                                          reason=HANDED_OVER_REASON))
+                break
+    done = reported | {r.case.name for r in results}
+    for nodeid in sorted(state.crashed):
+        case = by_name.get(nodeid.split("@", 1)[0].removeprefix("gameeval::"))
+        if case is not None and case.name not in done:
+            results.append(CaseResult(case, "not played", reason=WORKER_CRASHED))
+    return {"cases": [r.entry() for r in results],
+            "records": [r.record.to_dict() for r in results if r.record is not None], "gates": {}}
+
+
+WORKER_CRASHED = "its xdist worker crashed while the game was in flight: not played (rerun to play it)"
+
+
 def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
-    """Merge the processes' cases, write the records and the report atomically, apply the gate."""
+    """Merge the processes' cases (and the games a crashed worker journalled), write the records
+    and the report atomically, apply the gate; the journal goes once the report holds its games."""
     from pytest_gameeval.analysis.report import write_json_atomic, write_jsonl_atomic  # lazy: scipy
 
+    reported = {c["id"] for p in payloads for c in p["cases"]}
+    for p in payloads:
+        for why, n in (p.get("not_reused") or {}).items():
+            state.not_reused[why] = state.not_reused.get(why, 0) + n
+    payloads = [*payloads, _journalled_payload(state, reported)]
     cases, records, gates = _merged(payloads)
     ordered = sorted(cases.values(), key=lambda c: (c["game"], c["index"]))
     games = _game_entries(state, ordered, records)
@@ -249,9 +289,13 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     from pytest_gameeval.pytest_plugin.spend import add_spend  # the cost, gate savings and budget (issue 46)
 
     add_spend(state, report)
-    write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
+    from pytest_gameeval.analysis.report import records_seal
+
+    records_path = report_path.with_suffix(".records.jsonl")
+    write_jsonl_atomic(records_path, [records[k] for k in sorted(records)])
+    report["run"].update(records_seal(records_path))  # the pair is one unit: readers check the seal
     write_json_atomic(report_path, report)
-    clear_journal(report_path)  # the report now holds every game
+    clear_journal(report_path, keep={c["id"] for c in ordered if c["status"] == "played"})
     state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
     _write_markdown_summary(state)
 

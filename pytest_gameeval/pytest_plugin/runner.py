@@ -41,6 +41,8 @@ from pytest_gameeval.players.provider import RETRY_MODEL_ARGS, retry_config
 from pytest_gameeval.pytest_plugin.provider_stop import ProviderStop
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
 
+RESUMED_REASON = "resumed: finished by an earlier, interrupted run (journal)"
+HANDED_OVER_REASON = "handed over: finished by an xdist worker of this run that then crashed (journal)"
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
 
 
@@ -305,8 +307,12 @@ class Runner:
         self.gates: dict[str, GameGate] = {}
         self._loop: asyncio.Runner | None = None
         self.journal: Any = None  # journal.Journal: finished games are appended as they end
-        self.resumed: dict[str, dict[str, Any]] = {}  # case name -> journal entry of a killed run
+        self.resumed: dict[str, list[dict[str, Any]]] = {}  # case name -> journal entries (journal.load_journal)
         self.reused: list[str] = []  # cases taken from the journal instead of played
+        self.not_reused: dict[str, int] = {}  # why journalled games were not reused -> how many cases
+        self.identities: dict[str, dict[str, Any]] = {}  # game -> journal.game_identity of this run
+        self.run_token = ""  # this run's token (the controller's, under xdist): journal entries carry it
+        self.resume_any = False  # --gameeval-resume: entries of earlier runs are reused too
         self.progress: dict[str, Any] = {}  # game -> engine.progress.Tally, when progress lines are wanted
         self.provider_stop = ProviderStop()  # stops the run on the provider's failures
         self.spend: Any = None  # budget.Spend, with a price table: asked before a game starts, told when it ends
@@ -322,16 +328,29 @@ class Runner:
             self._loop = None
 
     def _resumed(self, case: Case) -> CaseResult | None:
-        entry = self.resumed.get(case.name)
-        if entry is None or entry["options"] != json.loads(json.dumps(case.options.as_dict())):
+        """The journalled game of this case, when it is the same game (journal.mismatch); else
+        None, and why it was not reused is counted (the summary's resume line says it)."""
+        from pytest_gameeval.pytest_plugin.journal import mismatch
+
+        entries = self.resumed.get(case.name)
+        if not entries:
             return None
-        if (
-            entry["record"].get("game_version") != get_spec(case.game).version
-        ):  # another version of the game: play again
-            return None
-        self.reused.append(case.name)
-        return CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],
-                          reason="resumed: finished by an earlier, interrupted run (journal)")
+        options = json.loads(json.dumps(case.options.as_dict()))
+        identity = self.identities.get(case.game, {})
+        reasons = []
+        for entry in entries:
+            if not self.resume_any and entry.get("run") != self.run_token:
+                continue  # not resuming: only a crashed worker of this same run hands games over
+            why = mismatch(entry, identity, options)
+            if why is None:
+                self.reused.append(case.name)
+                same_run = entry.get("run") == self.run_token
+                return CaseResult(case, "played", GameRecord.from_dict(entry["record"]), entry["scores"],
+                                  reason=HANDED_OVER_REASON if same_run else RESUMED_REASON)
+            reasons.append(why)
+        if reasons:
+            self.not_reused[reasons[0]] = self.not_reused.get(reasons[0], 0) + 1
+        return None
 
     async def _play_one(
         self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None
@@ -383,7 +402,8 @@ class Runner:
             if self.spend is not None and not overrides:
                 self.spend.settle(case, record)
             if self.journal is not None and not overrides:
-                self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores)
+                self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores,
+                                    self.identities.get(case.game))
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)
 
     async def _play_many(self, cases: list[Case]) -> list[CaseResult]:

@@ -95,6 +95,8 @@ def _prepare(state: GameEvalState) -> None:
     from pytest_gameeval.pytest_plugin.runner import expected_decoding, gate_metrics, score_keys
 
     settings = state.settings
+    if not state.is_worker:  # before anything of an earlier run's files is touched
+        _own_report_path(state)
     state.make_plans()
     # gate metrics must name real scores, baseline or not: checked here, kept for the gates
     state.gate_metrics = {name: gate_metrics(plan.spec, score_keys(plan.spec), settings)
@@ -110,6 +112,9 @@ def _prepare(state: GameEvalState) -> None:
         if not path.is_absolute():
             path = state.config.rootpath / path
         state.baseline_path = path
+        if _same_file(path, report_path_of(state)):
+            raise GameEvalError(f"--gameeval-baseline {baseline} is the report this run writes (--gameeval-report): "
+                                "the baseline would be replaced by the run it gates; give another --gameeval-report")
         state.baseline = read_report(path)
         preview = {"games": {name: {"options": p.options.as_dict(), "dataset": p.dataset, "version": p.spec.version,
                                     "structured": expected_decoding(p.spec, p.options, settings)}
@@ -173,10 +178,19 @@ def _start_progress(state: GameEvalState) -> None:
     state.ticker = Ticker(seconds, lambda: list(state.runner.progress.values()), write).start()
 
 
-def _open_journal(state: GameEvalState) -> None:
-    """Every process that plays journals its finished games; --gameeval-resume reuses them.
-    Without it the controller (or the single process) starts a fresh journal."""
-    from pytest_gameeval.pytest_plugin.journal import Journal, clear_journal, load_journal
+def _same_file(a: Path, b: Path) -> bool:
+    """The same file however written (relative, symlinked, hard-linked)."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def _own_report_path(state: GameEvalState) -> None:
+    """One run owns its report path (report_lock.py); a stale lock taken over is said in one line."""
+    from pytest_gameeval.pytest_plugin.report_lock import ReportLock
 
     report_path = report_path_of(state)
     try:  # an unwritable report path is bad input: say so before any game is played
@@ -185,16 +199,35 @@ def _open_journal(state: GameEvalState) -> None:
             raise PermissionError("not writable")
     except OSError as e:
         raise GameEvalError(f"--gameeval-report {report_path}: unwritable (OS error: {e.strerror or e})") from None
-    if option_value(state.config, "gameeval_resume"):
-        if not state.is_controller:
-            state.runner.resumed = load_journal(report_path)
-    elif not state.is_worker:
+    state.lock = ReportLock(report_path)
+    note = state.lock.acquire()
+    if note:
+        state.notes.append(note)
+
+
+def _open_journal(state: GameEvalState) -> None:
+    """Every process that plays journals its finished games and reads the journal back: with
+    --gameeval-resume it reuses the same games of an earlier run; without, only those a crashed
+    xdist worker of this run finished. Without --gameeval-resume the controller (or the single
+    process) starts a fresh journal."""
+    import uuid
+
+    from pytest_gameeval.pytest_plugin.journal import Journal, clear_journal, game_identity, load_journal
+
+    report_path = report_path_of(state)
+    resume = bool(option_value(state.config, "gameeval_resume"))
+    workerinput = getattr(state.config, "workerinput", {})
+    if not resume and not state.is_worker:
         clear_journal(report_path)
-    if not state.is_controller:
-        worker = getattr(state.config, "workerinput", {}).get(
-            "workerid", "main"
-        )  # not the env: subprocesses inherit it
-        state.runner.journal = Journal(report_path, worker)
+    state.run_token = workerinput.get("gameeval_run") or uuid.uuid4().hex
+    if state.is_controller:
+        return
+    runner = state.runner
+    runner.identities = {name: game_identity(state.settings, plan) for name, plan in state.plans.items()}
+    runner.run_token, runner.resume_any = state.run_token, resume
+    runner.resumed = load_journal(report_path)
+    worker = workerinput.get("workerid", "main")  # not the env: subprocesses inherit it
+    runner.journal = Journal(report_path, worker, state.run_token)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -203,3 +236,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state.ticker.stop()
     if state is not None and state._runner is not None:
         state._runner.close()
+    if state is not None and state.lock is not None:
+        state.lock.release()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """What the user must know before the games (a stale lock taken over): shown even with -q."""
+    state = session.config.stash.get(STATE, None)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if state is not None and reporter is not None:
+        for note in state.notes:
+            reporter.write_line(note, yellow=True)

@@ -38,6 +38,11 @@ class GameEvalState:
         self.gate_summary: dict[str, Any] | None = None
         self.started = time.time()
         self.ticker: Ticker | None = None
+        self.lock: Any = None  # report_lock.ReportLock, held by the process that owns the session
+        self.run_token = ""  # this run's token (the controller's under xdist): see journal.py
+        self.crashed: set[str] = set()  # node ids of game cases on an xdist worker that crashed
+        self.not_reused: dict[str, int] = {}  # journalled games not reused, by reason (every process's)
+        self.notes: list[str] = []  # lines for the header (a stale lock taken over)
 
     @property
     def runner(self) -> Any:

@@ -61,9 +61,19 @@ def resume_line(report: dict[str, Any]) -> str | None:
     if not run.get("resumed"):
         return None
     n = run.get("reused_from_journal", 0)
-    total = len(report["cases"])
-    return (f"resumed: reused {n} finished {'game' if n == 1 else 'games'} from the journal of an interrupted run, "
-            f"played {total - n} of {total}")
+    cases = report["cases"]
+    played = sum(c["status"] == "played" for c in cases) - n
+    line = (f"resumed: reused {n} finished {'game' if n == 1 else 'games'} from the journal of an interrupted run, "
+            f"played {played} of {len(cases)}")
+    not_played = len(cases) - n - played
+    if not_played:
+        line += f", {not_played} not played"
+    other = run.get("not_reused_from_journal") or {}
+    if other:  # journalled games of another game than this run's: played again, and why
+        k = sum(other.values())
+        line += (f"; {k} journalled {'game' if k == 1 else 'games'} not reused ("
+                 + ", ".join(f"{m}: {why}" for why, m in sorted(other.items())) + ")")
+    return line
 
 
 def _headline_cell(game: dict[str, Any], cases: list[dict[str, Any]], headline: str | None) -> tuple[str, str, str]:

@@ -18,12 +18,19 @@ class XdistHooks:
 
     def __init__(self, state: GameEvalState):
         self.state = state
+        self.scheduler: Any = None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", None) or {}
         if "gameeval" in output:
             self.state.merged.append(json.loads(output["gameeval"]))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Workers carry the run's token: a worker replacing a crashed one reuses the games its
+        predecessor journalled in this run (journal.py)."""
+        node.workerinput["gameeval_run"] = self.state.run_token
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -47,4 +54,16 @@ class XdistHooks:
                     )
                 return self._shards.get(nodeid, nodeid)
 
-        return GameEvalScheduling(config, log)
+        scheduler = GameEvalScheduling(config, log)
+        self.scheduler = scheduler
+        return scheduler
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        """A worker died while running `crashitem`: every game case of that item's shard that no
+        process reports and no journal holds was in flight, and is named as not played."""
+        nodeids = list(getattr(sched, "collection", None) or [])
+        shards = shard_map(nodeids, self.state.settings.cases_per_shard, self.state.gated_games())
+        shard = shards.get(crashitem, crashitem)
+        self.state.crashed.update(n for n, s in shards.items() if s == shard)
+        self.state.crashed.add(crashitem)
