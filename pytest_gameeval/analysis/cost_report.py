@@ -59,6 +59,8 @@ def report_cost_lines(report: Mapping[str, Any]) -> list[str]:
         if budget["refused"]:
             line += f"; {budget['refused']} games not started (missing, reason 'budget')"
         lines.append(line)
+        if budget.get("ledger_error"):
+            lines.append(f"gameeval: {budget['ledger_error']}")
     return lines
 
 

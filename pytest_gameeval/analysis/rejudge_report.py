@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.analysis.prompt_digest import prompt_digest
+from pytest_gameeval.analysis.records_file import read_records
 from pytest_gameeval.analysis.rejudge import Rejudged, rejudge_record
 from pytest_gameeval.analysis.report import check_records_pair, read_report, validate
 from pytest_gameeval.analysis.report_game import game_entry
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.record import GameRecord, read_records
+from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import get_spec
 
 RECORD_KEY = "gameeval_record"  # as inspect_ext/solver.py writes it into a sample's metadata

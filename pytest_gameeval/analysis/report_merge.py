@@ -75,8 +75,8 @@ def _check_same(reports: list[tuple[Path, dict[str, Any]]]) -> None:
 
 
 def _records(path: Path, report: dict[str, Any]) -> list[dict[str, Any]]:
+    from pytest_gameeval.analysis.records_file import read_record_dicts
     from pytest_gameeval.analysis.report import check_records_pair
-    from pytest_gameeval.engine.record import read_record_dicts
 
     name = (report.get("run") or {}).get("records")
     file = path.parent / str(name)

@@ -10,9 +10,10 @@ import json
 import os
 import sys
 
+from pytest_gameeval.analysis.records_file import read_records
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import write_text
-from pytest_gameeval.engine.record import GameRecord, read_records
+from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.spygame.bias_plot import write_bias_plot
 from pytest_gameeval.games.spygame.metrics import ALPHA, bias_by_model
 

@@ -13,6 +13,7 @@ from inspect_ai.model._model import active_model
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import progress_seconds
+from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers its inspect hooks)
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
@@ -38,6 +39,8 @@ def game_task(game: str, **task_args: Any) -> Task:
     try:
         spec = get_spec(game)
         options = spec.parse_options({k: v for k, v in task_args.items() if v is not None})
+        if task_args.get("data"):
+            check_no_blank_words(task_args["data"])
         rows = spec.select_rows(options)
         progress_seconds()  # a bad GAMEEVAL_PROGRESS_SECONDS: one line now, not in a hook mid-run
         for model in _models_of_this_eval():  # e.g. a scripted strength the game lacks: one line, before play

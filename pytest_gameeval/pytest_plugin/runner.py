@@ -33,6 +33,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import decoding_label
 from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating, played_as
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
+from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.games.registry import GAMES, REFERENCE_MODEL, get_spec
 from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
@@ -93,6 +94,8 @@ def slice_plans(plans: list[GamePlan], index: int, count: int) -> None:
 
 def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
     options = settings.game_options(spec)
+    if getattr(options, "data", None):  # the user's own file: a blank word is a FILE:LINE error now
+        check_no_blank_words(options.data)
     rows = spec.select_rows(options)
     cases = []
     for row in rows:
@@ -360,6 +363,8 @@ class Runner:
             if tally is not None:
                 tally.game_started()
                 tally.game_finished(resumed.record.label, resumed.scores)  # type: ignore[union-attr]
+            if self.spend is not None:  # a resumed budget run counts what the journalled games cost
+                self.spend.reused(case, resumed.record)
             return resumed
         async with sem:
             if self.provider_stop.cause is not None:  # no more games spent on a provider that cannot answer
@@ -399,11 +404,11 @@ class Runner:
             self.provider_stop.played(record.seats)
             if tally is not None:
                 tally.game_finished(record.label, scores)
-            if self.spend is not None and not overrides:
-                self.spend.settle(case, record)
             if self.journal is not None and not overrides:
                 self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores,
                                     self.identities.get(case.game))
+            if self.spend is not None and not overrides:
+                self.spend.settle(case, record)
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)
 
     async def _play_many(self, cases: list[Case]) -> list[CaseResult]:

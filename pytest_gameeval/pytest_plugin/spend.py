@@ -151,10 +151,23 @@ def add_spend(state: GameEvalState, report: dict[str, Any]) -> None:
         run["gate_saved"] = gate_savings(report)
         _budget_verdicts(report)
         report["gate"]["verdict"] = "fail" if gate_failures(report["gate"]) else "pass"
-    totals = spend.ledger.totals()
     refused = sum(str(c.get("reason", "")).startswith("budget") for c in report["cases"])
-    run["budget"] = {"budget": totals["budget"], "spent": run["usd"], "refused": refused} if totals["budget"] else None
+    budget = spend.ledger.budget
+    run["budget"] = {"budget": budget, "spent": run["usd"], "refused": refused} if budget else None
+    if spend.broken and run["budget"] is not None:  # the run stopped starting games: it says why, and fails
+        run["budget"]["ledger_error"] = spend.broken
     spend.ledger.path.unlink(missing_ok=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A budget that could not be kept (its ledger broke mid-run) never lets the run pass."""
+    spend = session.config.stash.get(SPEND, None)
+    state = session.config.stash.get(STATE, None)
+    if spend is None or state is None or state.report is None:
+        return
+    if ((state.report.get("cost") or {}).get("budget") or {}).get("ledger_error") and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def _budget_verdicts(report: dict[str, Any]) -> None:

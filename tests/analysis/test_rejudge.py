@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gameeval.analysis.rejudge import NOT_ASKED, rejudge_record
+from pytest_gameeval.analysis.report import records_seal
 from pytest_gameeval.engine.events import FAILURE, REPLY, Event
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord
@@ -102,10 +103,11 @@ def as_previous_version(report_path: Path, *, prompts: str | None = None) -> Non
     report = json.loads(report_path.read_text())
     game = report["games"]["spyfall"]
     game.update(version="3", fingerprint="0" * 64, **({"prompts": prompts} if prompts else {}))
-    report_path.write_text(json.dumps(report))
     records = report_path.with_suffix(".records.jsonl")
     rows = [json.loads(line) for line in records.read_text().splitlines()]
     records.write_text("".join(json.dumps({**r, "game_version": "3"}) + "\n" for r in rows))
+    report["run"].update(records_seal(records))  # the pair stays one unit, as a run of version 3 wrote it
+    report_path.write_text(json.dumps(report))
 
 
 @pytest.fixture(scope="module")
