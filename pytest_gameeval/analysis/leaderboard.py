@@ -31,7 +31,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from pytest_gameeval.analysis.cost import usd
-from pytest_gameeval.analysis.report import UNKNOWN_VERSION, game_version
+from pytest_gameeval.analysis.report import UNKNOWN_VERSION, game_version, read_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics.ratings import ranking_text, tiers
@@ -166,7 +166,7 @@ def add_report(board: Board, path: Path, report: dict[str, Any]) -> None:
 def _is_report(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) and str(data.get("schema", "")).startswith("pytest-gameeval/report") else None
 
@@ -182,8 +182,8 @@ def read_inputs(paths: Iterable[str | Path]) -> Board:
         for path in files:
             if path.suffix == ".eval" or (path.suffix == ".json" and _looks_like_log(path)):
                 add_log(board, path, root)
-            elif path.suffix == ".json" and (report := _is_report(path)) is not None:
-                add_report(board, path, report)
+            elif path.suffix == ".json" and _is_report(path) is not None:
+                add_report(board, path, read_report(path))  # checked whole: values, its records
             elif not given.is_dir():
                 raise GameEvalError(f"{path}: neither an inspect log (.eval, .json) nor a gameeval report")
     if not board.cells:
