@@ -120,3 +120,21 @@ def test_a_budget_on_the_caching_server_never_bills_more_than_budget_plus_one_ga
     assert 0 < len(games) < 4, games
     assert billed["usd"] == pytest.approx(sum(games), rel=0.01)
     assert billed["usd"] <= budget + max(games)
+
+
+@pytest.mark.parametrize("read,write,reasoning", [(0, 0, 0), (4096, 0, 0), (1024, 2048, 0), (0, 512, 300)])
+def test_our_price_of_a_call_is_inspects_compute_model_cost(tmp_path, read, write, reasoning):
+    """One price table, two readers: inspect's own cost of a call (compute_model_cost, as
+    --model-cost-config uses it) and ours agree for every mix of cached and uncached tokens."""
+    from inspect_ai.model import ModelUsage
+    from inspect_ai.model._model import ModelCost, compute_model_cost
+
+    from pytest_gameeval.analysis.cost import case_cost, load_prices
+    from pytest_gameeval.transport.usage import billed_tokens
+
+    usage = ModelUsage(input_tokens=700, output_tokens=90, input_tokens_cache_read=read or None,
+                       input_tokens_cache_write=write or None, reasoning_tokens=reasoning or None)
+    seat_usage = {**billed_tokens(usage), "calls": 1}
+    ours = case_cost({"usage": {"Q": seat_usage}, "seats": {"Q": {"model": OPENAI}}},
+                     load_prices(write_prices(tmp_path / "prices.yaml", OPENAI)))["usd"]
+    assert ours == pytest.approx(compute_model_cost(ModelCost(**PRICE), usage), rel=1e-12)
