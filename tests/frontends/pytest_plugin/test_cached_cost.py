@@ -23,7 +23,7 @@ import fault_server  # noqa: E402
 
 pytest_plugins = ["pytester"]
 
-OPENAI = "openai-api/loopback/bench"
+OPENAI = "openai-api/loopback/cached"  # a fresh name per server: inspect memoizes a model in-process by its name
 ANTHROPIC = "anthropic/claude-sonnet-4-0"
 # all four prices differ, so a token counted under the wrong price shows in the total
 PRICE = {"input": 10.0, "output": 40.0, "input_cache_write": 12.5, "input_cache_read": 1.0}  # USD per million
@@ -77,6 +77,24 @@ def test_openai_style_cached_prefixes_are_counted_and_priced_as_billed(project, 
     assert_report_is_the_bill(report, billed, OPENAI)
     case = report["cases"][0]
     assert any(u.get("input_tokens_cache_read") for u in case["usage"].values())  # per seat, per case
+    # the estimate of the same plan, with the same caching, brackets the bill; without caching it is higher
+    cached, uncached = estimate(prices, "--cache-min", "256"), estimate(prices, "--no-cache")
+    assert cached["p10"] <= billed["usd"] <= cached["p90"], (cached, billed["usd"])
+    assert uncached["mean"] > cached["mean"]
+
+
+def estimate(prices: Path, *extra: str) -> dict:
+    """`gameeval estimate` of the plan PLAN plays: the total cost's mean and range."""
+    import contextlib
+    import io
+
+    from pytest_gameeval.cli.estimate import main
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main([OPENAI, "--games", "askguess", "--limit", "4", "-T", "max_rounds=12", "-T", "opponents=self",
+                     "--cost-config", str(prices), "--format", "json", *extra]) == 0
+    return json.loads(buffer.getvalue())["total"]["usd"]
 
 
 def test_anthropic_style_cache_writes_and_reads_are_counted_and_priced_as_billed(project, monkeypatch):
@@ -96,25 +114,27 @@ def test_anthropic_style_cache_writes_and_reads_are_counted_and_priced_as_billed
 
 
 def test_without_caching_the_records_hold_no_cache_counts_and_match_the_bill(project, monkeypatch):
-    prices = write_prices(project.path / "prices.yaml", OPENAI)
+    model = "openai-api/loopback/uncached"
+    prices = write_prices(project.path / "prices.yaml", model)
     with loopback_server(300, "--prices", str(prices)) as url:
         monkeypatch.setenv("LOOPBACK_BASE_URL", url)
         monkeypatch.setenv("LOOPBACK_API_KEY", "unused")
-        report = run(project, OPENAI)
+        report = run(project, model)
         billed = bill(url)
     assert billed["input_tokens_cache_read"] == 0
-    assert_report_is_the_bill(report, billed, OPENAI)
+    assert_report_is_the_bill(report, billed, model)
     for case in report["cases"]:
         assert all(set(u) == {"input_tokens", "output_tokens", "calls"} for u in case["usage"].values())
 
 
 def test_a_budget_on_the_caching_server_never_bills_more_than_budget_plus_one_game(project, monkeypatch):
-    prices = write_prices(project.path / "prices.yaml", OPENAI)
+    model = "openai-api/loopback/budgeted"
+    prices = write_prices(project.path / "prices.yaml", model)
     with loopback_server(300, "--cache", "openai", "--cache-min", "256", "--prices", str(prices)) as url:
         monkeypatch.setenv("LOOPBACK_BASE_URL", url)
         monkeypatch.setenv("LOOPBACK_API_KEY", "unused")
         budget = 0.1  # about half of what the four games bill
-        report = run(project, OPENAI, f"--gameeval-budget={budget}")
+        report = run(project, model, f"--gameeval-budget={budget}")
         billed = bill(url)
     games = [c["cost"]["usd"] for c in report["cases"] if c.get("cost")]
     assert 0 < len(games) < 4, games
