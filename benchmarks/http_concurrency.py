@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback_openai import reply_for  # noqa: E402  (the server's replies)
 from profile_calls import side_by_side, summarize  # noqa: E402
 
-from pytest_gameeval.players import fast_path, heap  # noqa: E402  (the call-path switches)
+from pytest_gameeval.transport import fast_path, heap  # noqa: E402  (the call-path switches)
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent

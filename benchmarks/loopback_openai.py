@@ -13,6 +13,12 @@ For the benchmark it notes, per request, its arrival time (CLOCK_MONOTONIC, comp
 processes), the game round it belongs to (the number of assistant messages in the history plus
 one) and the CPU time the client process tree had used when it arrived (`--watch PID` or
 `POST /_bench/watch {"pid": PID}`); `GET /_bench/stats` returns them and the server's own CPU.
+
+Billing like the provider (benchmarks/loopback_billing.py): `--cache openai` reports repeated prompt
+prefixes as OpenAI does (`usage.prompt_tokens_details.cached_tokens`, in 128-token blocks, from
+`--cache-min` tokens: OpenAI's 1,024 by default, less so that short games cache too), and
+`--prices FILE` (inspect's --model-cost-config table) prices each call; `GET /_bill` returns the
+bill: every call's tokens and USD and the totals. Without `--cache` the usage is as before.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import argparse
 import asyncio
 import os
 import resource
+import sys
 import time
 from typing import Any
 
@@ -30,6 +37,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # its sibling, when loaded as a module
+from loopback_billing import Bill, OpenAICache, read_prices  # noqa: E402
 
 # distinct questions (a repeat is a rule violation, re-prompted), none naming a CIFAR-100 label
 QUESTIONS = (
@@ -78,8 +88,21 @@ class ClientCpu:
         return total
 
 
-def make_app(latency: float, client: ClientCpu) -> Starlette:
+def usage_for(messages: list[dict[str, Any]], cache: OpenAICache | None) -> dict[str, Any]:
+    """The usage block of a reply (10 completion tokens); with a cache, the cached prefix too."""
+    if cache is None:
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+        return {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10}
+    seen = cache.usage([str(m.get("content", "")) for m in messages])
+    return {"prompt_tokens": seen["prompt_tokens"], "completion_tokens": 10,
+            "total_tokens": seen["prompt_tokens"] + 10,
+            "prompt_tokens_details": {"cached_tokens": seen["cached_tokens"]}}
+
+
+def make_app(latency: float, client: ClientCpu, cache: OpenAICache | None = None,
+             bill: Bill | None = None) -> Starlette:
     arrivals: list[list[Any]] = []  # [arrival, round, client cpu, done]
+    bill = bill or Bill()
 
     async def chat(request: Request) -> JSONResponse:
         arrived = time.monotonic()
@@ -88,7 +111,9 @@ def make_app(latency: float, client: ClientCpu) -> Starlette:
         entry = [arrived, 1 + sum(m.get("role") == "assistant" for m in messages), client.seconds(), None]
         arrivals.append(entry)
         await asyncio.sleep(latency)
-        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+        usage = usage_for(messages, cache)
+        cached = usage.get("prompt_tokens_details", {}).get("cached_tokens", 0)
+        bill.add(body.get("model", "loopback"), usage["prompt_tokens"] - cached, 10, cache_read=cached)
         entry[3] = time.monotonic()
         return JSONResponse(
             {
@@ -103,7 +128,7 @@ def make_app(latency: float, client: ClientCpu) -> Starlette:
                         "message": {"role": "assistant", "content": reply_for(messages)},
                     }
                 ],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10},
+                "usage": usage,
             }
         )
 
@@ -116,8 +141,12 @@ def make_app(latency: float, client: ClientCpu) -> Starlette:
         own = resource.getrusage(resource.RUSAGE_SELF)
         return JSONResponse({"requests": arrivals, "server_cpu_s": own.ru_utime + own.ru_stime})
 
+    async def billed(request: Request) -> JSONResponse:
+        return JSONResponse(bill.summary())
+
     return Starlette(routes=[
         Route("/v1/chat/completions", chat, methods=["POST"]),
+        Route("/_bill", billed, methods=["GET"]),
         Route("/_bench/watch", watch, methods=["POST"]),
         Route("/_bench/stats", stats, methods=["GET"]),
     ])
@@ -129,11 +158,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--watch", type=int, default=None, help="client PID whose CPU time to sample")
     parser.add_argument("--max-seconds", type=float, default=3600, help="exit after this long, whatever happens")
+    parser.add_argument("--cache", choices=("openai",), default=None, help="report cached prompt prefixes")
+    parser.add_argument("--cache-min", type=int, default=1024, help="the shortest prefix the cache serves (tokens)")
+    parser.add_argument("--prices", default=None, help="price table (inspect's --model-cost-config) for GET /_bill")
     args = parser.parse_args()
     client = ClientCpu()
     if args.watch:
         client.watch(args.watch)
-    config = uvicorn.Config(make_app(args.latency, client), host="127.0.0.1", port=args.port, log_level="warning",
+    cache = OpenAICache(args.cache_min) if args.cache else None
+    app = make_app(args.latency, client, cache, Bill(read_prices(args.prices)))
+    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning",
                             access_log=False, backlog=2048, timeout_keep_alive=600)
     server = uvicorn.Server(config)
 

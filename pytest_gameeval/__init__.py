@@ -1,3 +1,3 @@
 """pytest-gameeval: evaluate LLMs by making them play conversational games."""
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"

@@ -66,11 +66,11 @@ LOOPBACK = Path(__file__).resolve().parents[1] / "benchmarks" / "loopback_openai
 
 
 @contextmanager
-def loopback_server(max_seconds: int, latency: float = 0.0) -> Iterator[str]:
+def loopback_server(max_seconds: int, *extra: str, latency: float = 0.0) -> Iterator[str]:
     """benchmarks/loopback_openai.py on a free port of 127.0.0.1 (no latency unless asked), ending by
-    itself after `max_seconds`: its base URL."""
+    itself after `max_seconds` (with `extra` arguments, e.g. its prompt cache): its base URL."""
     server = subprocess.Popen([sys.executable, str(LOOPBACK), "--latency", str(latency), "--port", "0",
-                               "--max-seconds", str(max_seconds)], stdout=subprocess.PIPE, text=True)
+                               "--max-seconds", str(max_seconds), *extra], stdout=subprocess.PIPE, text=True)
     try:
         yield server.stdout.readline().split()[-1]  # type: ignore[union-attr]
     finally:

@@ -27,6 +27,9 @@ GAME_FILES = ("__init__.py", "rules.py", "prompts.py", "scripted.py", "metrics.p
 # new arrow is a decision: give the package a layer and add the arrow to ALLOWED.
 LAYERS = (
     ("engine",),  # the ground: seats, events, views, the player contract, the turn loop, records
+    # how a model call travels and is accounted (fast path, heap, retries, provider errors, usage):
+    # no rule of any game, so outside every game's fingerprint
+    ("transport",),
     ("metrics", "players"),  # statistics shared over records; implementations of engine.player.Player
     ("games",),  # rules, prompts, scripted policies, a game's metrics
     ("published",),  # the papers' own published games, read and replayed through our rules
@@ -42,16 +45,17 @@ LAYERS = (
 ALLOWED = {
     "engine": set(),
     "metrics": {"engine"},
-    "players": {"engine"},
+    "transport": {"engine"},
+    "players": {"engine", "transport"},
     "games": {"engine", "metrics"},
     "published": {"engine", "metrics", "games", "players"},
-    "inspect_ext": {"engine", "metrics", "players", "games"},
+    "inspect_ext": {"engine", "transport", "metrics", "players", "games"},
     "backends": {"engine", "games", "inspect_ext"},
     "analysis": {"engine", "metrics", "players", "games", "published", "inspect_ext", "backends"},
-    # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are players'
-    "pytest_plugin": {"engine", "metrics", "players", "games", "inspect_ext", "backends", "analysis"},
+    # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
+    "pytest_plugin": {"engine", "transport", "metrics", "games", "inspect_ext", "backends", "analysis"},
     "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis"},
-    "cli": {"engine", "metrics", "players", "games", "published", "inspect_ext", "backends", "analysis",
+    "cli": {"engine", "transport", "metrics", "games", "published", "inspect_ext", "backends", "analysis",
             "pytest_plugin", "arena"},
 }
 # (importer, imported) -> (the modules it may import, why): the arrows that do not point down.

@@ -9,11 +9,11 @@ we do too: one file serves both front ends.
 A model with no price is never priced 0: its seats' cost is None, the totals say they cover
 the priced seats only, and the model is named once. Our own players cost nothing by declaration
 (the scripted policies and the embedded llama.cpp model make no API call) and are listed as such,
-unless the table prices them. A seat's usage in today's records is inspect's `input_tokens`, which
-leaves out the prompt tokens a provider's cache served or stored (`input_tokens_cache_read` /
-`_write`): those are not counted, so a cached prompt is priced below its cost. Counting them needs
-the engine's Reply and the model player to carry them, which changes every game's fingerprint (a
-new version of each game); the pricing here already takes the two keys where a usage has them.
+unless the table prices them. A seat's usage holds every token the provider billed, as inspect's
+`ModelUsage` gives them (transport/usage.py): `input_tokens` (the prompt tokens not served from or
+written to its cache), `output_tokens`, and where the provider reported them
+`input_tokens_cache_read`, `input_tokens_cache_write` and `reasoning_tokens` (part of the output,
+not priced again). A usage without a key (older reports, providers without caching) counts it 0.
 
 Light on purpose (yaml only): the pytest plugin imports it when a price table is given.
 """
@@ -31,6 +31,8 @@ from pytest_gameeval.engine.errors import GameEvalError
 PRICE_FIELDS = ("input", "output", "input_cache_write", "input_cache_read")
 # a seat's usage in a record, in Price.usd's order (the cache counts only where a provider reports them)
 TOKEN_KEYS = ("input_tokens", "output_tokens", "input_tokens_cache_read", "input_tokens_cache_write")
+# every count a seat's usage may hold, summed wherever usages are (cases, games, runs)
+USAGE_KEYS = (*TOKEN_KEYS, "reasoning_tokens", "calls")
 FORMAT_HINT = ("inspect's --model-cost-config format: MODEL: {input: USD, output: USD, input_cache_write: USD, "
                "input_cache_read: USD}, per million tokens")
 # our own providers make no API call: free unless the table prices them
@@ -132,14 +134,25 @@ def case_cost(entry: Mapping[str, Any], table: PriceTable) -> dict[str, Any] | N
         price = table.price(model)
         tokens = {k: used.get(k, 0) for k in TOKEN_KEYS}
         usd = None if price is None else price.usd(*tokens.values())
-        out[seat] = {"model": model, "role": who.get("role"), "usd": usd, **tokens, "calls": used.get("calls", 0)}
+        reasoning = {"reasoning_tokens": used["reasoning_tokens"]} if used.get("reasoning_tokens") else {}
+        out[seat] = {"model": model, "role": who.get("role"), "usd": usd, **tokens, **reasoning,
+                     "calls": used.get("calls", 0)}
     costs = [s["usd"] for s in out.values()]
     return {"usd": None if None in costs else sum(costs), "seats": out}
 
 
+def add_usage(into: dict[str, Any], used: Mapping[str, Any]) -> None:
+    """Add one usage's counts into a running sum (a key it lacks counts 0; a count no usage had is
+    left out of the sum, so a run without caching sums as before)."""
+    for k in USAGE_KEYS:
+        if used.get(k) or k in ("input_tokens", "output_tokens", "calls"):
+            into[k] = into.get(k, 0) + (used.get(k) or 0)
+
+
 def _add(into: dict[str, Any], seat: Mapping[str, Any]) -> None:
-    for k in (*TOKEN_KEYS, "calls"):
-        into[k] = into.get(k, 0) + seat[k]
+    add_usage(into, seat)
+    for k in TOKEN_KEYS:  # a cost's sums keep all four priced counts, as before
+        into.setdefault(k, 0)
     if seat["usd"] is not None:
         into["usd"] = into.get("usd", 0.0) + seat["usd"]
     else:
@@ -203,10 +216,20 @@ def usd(value: float | None) -> str:
     return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
 
 
+def tokens_text(c: Mapping[str, Any]) -> str:
+    """'N in, N out' and the cache's reads and writes where there were any."""
+    text = f"{c['input_tokens']:,} in, {c['output_tokens']:,} out"
+    if c.get("input_tokens_cache_read"):
+        text += f", {c['input_tokens_cache_read']:,} cache read"
+    if c.get("input_tokens_cache_write"):
+        text += f", {c['input_tokens_cache_write']:,} cache write"
+    return text
+
+
 def cost_line(cost: Mapping[str, Any], label: str = "cost") -> str:
     """One line: the total, by model, and the models with no price (named once)."""
-    models = ", ".join(f"{m} {usd(c.get('usd'))} ({c['input_tokens']:,} in, {c['output_tokens']:,} out, "
-                       f"{c['calls']} calls)" for m, c in sorted(cost["by_model"].items()) if m not in cost["free"])
+    models = ", ".join(f"{m} {usd(c.get('usd'))} ({tokens_text(c)}, {c['calls']} calls)"
+                       for m, c in sorted(cost["by_model"].items()) if m not in cost["free"])
     line = f"{label}: {usd(cost['usd'])}" + (f" = {models}" if models else "")
     if cost["free"]:
         line += "; free: " + ", ".join(f"{m} ({why})" for m, why in sorted(cost["free"].items()))

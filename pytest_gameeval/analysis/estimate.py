@@ -16,38 +16,53 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
+from pytest_gameeval.analysis.cache_model import MIN_PREFIX, split_prompt, style_of
 from pytest_gameeval.analysis.cost import PriceTable, spread, usd
 
-MEASURES = ("calls", "input_tokens", "output_tokens", "usd")
+MEASURES = ("calls", "input_tokens", "output_tokens", "input_tokens_cache_read", "input_tokens_cache_write", "usd")
 
 
 def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of: Callable[[str], str],
-                   table: PriceTable | None, chars_per_token: float) -> list[dict[str, Any]]:
+                   table: PriceTable | None, chars_per_token: float, cache_min: int | None = MIN_PREFIX
+                   ) -> list[dict[str, Any]]:
     """Each measured game, cut at `max_rounds`, as calls, tokens and cost (usd None: a model has no
-    price); per model as well."""
-    out = []
-    for game in profile["games"]:
-        models: dict[str, list[float]] = {}
-        for rnd, roles in extended(game, max_rounds).items():
-            if max_rounds is not None and int(rnd) > max_rounds:
-                continue
-            for role, (calls, sent, replied) in roles.items():
-                cell = models.setdefault(model_of(role), [0, 0.0, 0.0])
-                cell[0] += calls
-                cell[1] += sent / chars_per_token
-                cell[2] += replied / chars_per_token
-        table_ = table if table is not None else PriceTable({})  # no table: only our own players are priced (0)
-        prices = {m: table_.price(m) for m in models}
-        # calls and tokens billed by an API: not our own players, unless the table prices them
-        api = {m: c for m, c in models.items() if not table_.is_free(m)}
-        costs = [None if p is None else p.usd(int(c[1]), int(c[2])) for m, c in models.items() for p in [prices[m]]]
-        out.append({"calls": sum(c[0] for c in api.values()),
-                    "input_tokens": sum(c[1] for c in api.values()),
-                    "output_tokens": sum(c[2] for c in api.values()),
-                    "usd": None if None in costs else sum(costs),
-                    "by_model": {m: {"calls": c[0], "input_tokens": c[1], "output_tokens": c[2]}
-                                 for m, c in models.items()}})
-    return out
+    price); per model as well. With `cache_min` (tokens), prompts are billed as the model's provider
+    caches them (analysis/cache_model.py); None: no caching."""
+    table_ = table if table is not None else PriceTable({})  # no table: only our own players are priced (0)
+    return [_measured_game(_model_tokens(game, max_rounds, model_of, chars_per_token, cache_min), table_)
+            for game in profile["games"]]
+
+
+def _model_tokens(game: Mapping[str, Any], max_rounds: int | None, model_of: Callable[[str], str],
+                  chars_per_token: float, cache_min: int | None) -> dict[str, list[float]]:
+    """model -> [calls, input, output, cache read, cache write] tokens of one measured game."""
+    models: dict[str, list[float]] = {}
+    previous: dict[str, float] = {}  # role -> its last prompt (tokens a call)
+    for rnd, roles in sorted(extended(game, max_rounds).items(), key=lambda kv: int(kv[0])):
+        if max_rounds is not None and int(rnd) > max_rounds:
+            continue
+        for role, (calls, sent, replied) in roles.items():
+            model = model_of(role)
+            prompt = sent / chars_per_token / max(calls, 1)
+            split = (prompt, 0.0, 0.0) if cache_min is None else split_prompt(
+                prompt, previous.get(role, 0.0), style_of(model), cache_min)
+            previous[role] = prompt
+            cell = models.setdefault(model, [0, 0.0, 0.0, 0.0, 0.0])
+            for i, n in enumerate((calls, split[0] * calls, replied / chars_per_token, split[1] * calls,
+                                   split[2] * calls)):
+                cell[i] += n
+    return models
+
+
+def _measured_game(models: Mapping[str, list[float]], table: PriceTable) -> dict[str, Any]:
+    prices = {m: table.price(m) for m in models}
+    # calls and tokens billed by an API: not our own players, unless the table prices them
+    api = {m: c for m, c in models.items() if not table.is_free(m)}
+    costs = [None if prices[m] is None else prices[m].usd(*(int(x) for x in c[1:])) for m, c in models.items()]
+    keys = MEASURES[:-1]
+    return {**{k: sum(c[i] for c in api.values()) for i, k in enumerate(keys)},
+            "usd": None if None in costs else sum(costs),
+            "by_model": {m: dict(zip(keys, c)) for m, c in models.items()}}
 
 
 def extended(game: Mapping[str, Any], max_rounds: int | None) -> dict[str, Any]:
@@ -131,6 +146,12 @@ def run_total(games: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return total
 
 
+def _cached(total: Mapping[str, Any]) -> str:
+    read, write = total.get("input_tokens_cache_read"), total.get("input_tokens_cache_write")
+    text = f", {_fmt(read, 'n')} read from the cache" if read and read["mean"] else ""
+    return text + (f", {_fmt(write, 'n')} written to it" if write and write["mean"] else "")
+
+
 def _fmt(value: Mapping[str, float] | None, kind: str) -> str:
     if value is None:
         return "unknown (a model has no price)" if kind == "usd" else "unknown"
@@ -143,12 +164,13 @@ def estimate_lines(estimate: Mapping[str, Any]) -> list[str]:
     """The estimate for people: one line per game, the total, the gate's cases, unpriced models."""
     lines = [f"gameeval estimate (plays nothing; profiles of {estimate['profile_made']}, "
              f"{estimate['chars_per_token']:g} characters a token; range: 10th to 90th percentile of measured games; "
-             "calls and tokens of API models, our own scripted and embedded players cost nothing):"]
+             "calls and tokens of API models, our own scripted and embedded players cost nothing; "
+             f"assumes {estimate.get('caching', caching_text(None))}):"]
     for g in estimate["games"]:
         t = g["total"]
         lines.append(f"  {g['game']}: {g['games']} games x {_fmt(g['per_game']['calls'], 'n')} calls = "
                      f"{_fmt(t['calls'], 'n')} calls, {_fmt(t['input_tokens'], 'n')} input and "
-                     f"{_fmt(t['output_tokens'], 'n')} output tokens, cost {_fmt(t['usd'], 'usd')}")
+                     f"{_fmt(t['output_tokens'], 'n')} output tokens{_cached(t)}, cost {_fmt(t['usd'], 'usd')}")
         if "gate" in g:
             gate = g["gate"]
             lines.append(f"    gate: expected {gate['expected_games']} games {usd(gate['expected_usd'])} (if the model "
@@ -179,9 +201,11 @@ def seat_models(spec: Any, options: Any, model: str, roles: Mapping[str, str]) -
 
 
 def estimate_plans(plans: Sequence[Mapping[str, Any]], table: PriceTable | None,
-                   profiles: Mapping[str, Any] | None = None, chars_per_token: float | None = None) -> dict[str, Any]:
+                   profiles: Mapping[str, Any] | None = None, chars_per_token: float | None = None,
+                   cache_min: int | None = MIN_PREFIX) -> dict[str, Any]:
     """The estimate of a planned run. Each plan: `spec`, `options` (typed), `games` (cases x trials),
-    `model_of` (role -> model) and optionally `gate` (expected, worst games)."""
+    `model_of` (role -> model) and optionally `gate` (expected, worst games). `cache_min`: the
+    providers' prompt caching from prefixes of that many tokens (None: no caching)."""
     from pytest_gameeval.analysis.cost_profile import load_profiles
 
     profiles = profiles if profiles is not None else load_profiles()
@@ -194,11 +218,21 @@ def estimate_plans(plans: Sequence[Mapping[str, Any]], table: PriceTable | None,
             games.append({"game": spec.name, "games": plan["games"], "measured": 0, "per_game": dict.fromkeys(MEASURES),
                           "total": dict.fromkeys(MEASURES), "models": [], "note": "no token profile for this game"})
             continue
-        samples = measured_games(profile, getattr(plan["options"], "max_rounds", None), plan["model_of"], table, cpt)
+        samples = measured_games(profile, getattr(plan["options"], "max_rounds", None), plan["model_of"], table, cpt,
+                                 cache_min)
         entry = estimate_game(spec.name, plan["games"], samples, plan.get("gate"))
         if str(profile["version"]) != str(spec.version):
             entry["note"] = f"profile measured on version {profile['version']} of the game, this is {spec.version}"
         unpriced.update(m for m in entry["models"] if (table or PriceTable({})).price(m) is None)
         games.append(entry)
     return {"games": games, "total": run_total(games), "unpriced": sorted(unpriced),
-            "chars_per_token": cpt, "profile_made": profiles.get("made"), "prices": table.source if table else None}
+            "chars_per_token": cpt, "profile_made": profiles.get("made"), "prices": table.source if table else None,
+            "caching": caching_text(cache_min)}
+
+
+def caching_text(cache_min: int | None) -> str:
+    """Which caching an estimate assumed, in words."""
+    if cache_min is None:
+        return "no prompt caching (every prompt token at the input price)"
+    return (f"the providers' prompt caching (a seat's previous prompt read from the cache from {cache_min:,} "
+            "tokens; Anthropic-style writes for anthropic/ models)")

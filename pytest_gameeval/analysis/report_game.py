@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_gameeval.analysis.cost import add_usage
 from pytest_gameeval.analysis.prompt_digest import prompt_digest
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
@@ -17,12 +18,11 @@ def _usage(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         for seat, u in (c.get("usage") or {}).items():
             agg = usage.setdefault(
                 seat,
-                {"role": c["seats"][seat]["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0},
+                {"role": c["seats"][seat]["role"], "models": []},
             )
             if c["seats"][seat]["model"] not in agg["models"]:
                 agg["models"].append(c["seats"][seat]["model"])
-            for k in ("input_tokens", "output_tokens", "calls"):
-                agg[k] += u.get(k, 0)
+            add_usage(agg, u)
     return usage
 
 

@@ -19,6 +19,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from typing import Any
 
+from pytest_gameeval.analysis.cost import add_usage
 from pytest_gameeval.arena.store import FINISHED, Session, Store
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
@@ -127,12 +128,11 @@ def _seat_usage(records: list[GameRecord]) -> dict[str, dict[str, Any]]:
     for r in records:
         for seat in r.seats:
             agg = usage.setdefault(
-                seat["name"], {"role": seat["role"], "models": [], "input_tokens": 0, "output_tokens": 0, "calls": 0}
+                seat["name"], {"role": seat["role"], "models": []}
             )
             if seat["model"] not in agg["models"]:
                 agg["models"].append(seat["model"])
-            for k in ("input_tokens", "output_tokens", "calls"):
-                agg[k] += r.usage.get(seat["name"], {}).get(k, 0)
+            add_usage(agg, r.usage.get(seat["name"], {}))
     return usage
 
 

@@ -15,7 +15,7 @@ from pytest_gameeval.analysis.verdict_table import markdown
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.players.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
+from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -34,6 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--baseline", metavar="REPORT", help="a gated run: the gate's expected and worst case")
     parser.add_argument("--chars-per-token", type=float, default=None,
                         help="characters per token (default 4, OpenAI's rule of thumb for English)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="assume no prompt caching (default: the providers' caching, as they bill it)")
+    parser.add_argument("--cache-min", type=int, default=None, metavar="TOKENS",
+                        help="the shortest prompt prefix the provider caches (default 1024, OpenAI's and Anthropic's)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text: lines for people (default); json: the same numbers for scripts")
     return parser
@@ -46,6 +50,8 @@ def main(argv: list[str]) -> int:
 
     if args.chars_per_token is not None and not args.chars_per_token > 0:
         raise GameEvalError("--chars-per-token must be more than 0")
+    if args.cache_min is not None and args.cache_min < 1:
+        raise GameEvalError("--cache-min must be at least 1 token")
     table = load_prices(args.cost_config) if args.cost_config else None
     from pytest_gameeval.backends.local_weights import canonical_model_name
 
@@ -53,7 +59,10 @@ def main(argv: list[str]) -> int:
     args.model = canonical_model_name(args.model.strip())
     args.role = [f"{r.split('=', 1)[0]}={','.join(canonical_model_name(m) for m in r.split('=', 1)[1].split(','))}"
                  if "=" in r else r for r in args.role]
-    estimate = estimate_plans(_plans(args), table, chars_per_token=args.chars_per_token)
+    from pytest_gameeval.analysis.cache_model import MIN_PREFIX
+
+    cache_min = None if args.no_cache else (args.cache_min or MIN_PREFIX)
+    estimate = estimate_plans(_plans(args), table, chars_per_token=args.chars_per_token, cache_min=cache_min)
     if args.format == "json":
         print(json.dumps({k: v for k, v in estimate.items()}, indent=1, default=str))
     else:

@@ -8,7 +8,7 @@ live seat, a human at a terminal), and the engine never imports any of them.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pytest_gameeval.engine.events import Event
@@ -41,6 +41,9 @@ class Reply:
     error: str | None = None  # set when the call failed after retries (a chat error)
     input_tokens: int = 0
     output_tokens: int = 0
+    # any further token counts the provider billed (cache read/write, reasoning), by the record's key:
+    # summed into the seat's usage as they come (transport/usage.py says which)
+    tokens: dict[str, int] = field(default_factory=dict)
     sampling: dict[str, Any] | None = None  # how this attempt was sampled (temperature, seed), for the record
     # the prompt did not fit the model's context: no reply can come of asking again, so the game
     # ends (outcome aborted, kind "context") instead of a late chat error

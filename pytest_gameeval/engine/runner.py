@@ -92,6 +92,8 @@ async def _ask(game: Game, turn: Turn, player: Player, session: _Session,
         usage["calls"] += 1
         usage["input_tokens"] += reply.input_tokens
         usage["output_tokens"] += reply.output_tokens
+        for key, n in reply.tokens.items():
+            usage[key] = usage.get(key, 0) + n
         if reply.error is not None:  # inspect already retried the call
             return _settled(session, _call_failed(game, turn, reply, attempt, session, note, logged))
         data = {"action": turn.action, "attempt": attempt, **({"structured": True} if structured else {}),

@@ -15,6 +15,8 @@ What the fingerprint covers (docs/versions.md says the same for readers):
   modules the turn loop and the model player import (`engine/play.py`: parse, validate, bounded
   re-prompt, forfeit; `players/model.py`: how a seat's prompt reaches a model). Imports only
   under `if TYPE_CHECKING:` do not count; the registry of game names does not either.
+- never `transport/` (how a call travels and is accounted: fast path, heap tuning, retries,
+  provider errors, billed tokens): no rule of a game; the byte-identical-body tests guard it.
 
 Python source counts without its comments, docstrings, blank lines and trailing whitespace, and
 every text with `\\n` line endings: the same bytes in a wheel and an editable install, on any

@@ -20,8 +20,8 @@ from pytest_gameeval.inspect_ext.cli_errors import say_provider_failure
 from pytest_gameeval.inspect_ext.decoding import model_player
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
-from pytest_gameeval.players import heap
 from pytest_gameeval.players.model import to_inspect
+from pytest_gameeval.transport import heap
 
 RECORD_KEY = "gameeval_record"
 
@@ -64,7 +64,7 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
         progress = progress_of(game)
         progress.game_started()
         try:
-            with heap.playing():  # full garbage collections rare while games are in play: players/heap.py
+            with heap.playing():  # full garbage collections rare while games are in play: transport/heap.py
                 record = await play_case(spec, row, state.epoch - 1, options, bind, observer=observer, notes=notes)
         except ProviderError as e:  # the sample errors (inspect stops the task): its cause on one line
             say_provider_failure(e)

@@ -19,7 +19,7 @@ from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers it
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, score_tag
 from pytest_gameeval.inspect_ext.solver import play_game
-from pytest_gameeval.players.provider import retry_config
+from pytest_gameeval.transport.provider import retry_config
 
 
 def _user_path(given: str) -> str:

@@ -20,8 +20,9 @@ from pytest_gameeval.engine.player import Player, Reply, TurnContext, current_tu
 from pytest_gameeval.engine.replies import ReplyFormat
 from pytest_gameeval.engine.rng import derive_seed
 from pytest_gameeval.engine.views import Message
-from pytest_gameeval.players import fast_path
-from pytest_gameeval.players.provider import provider_error, watch_retries
+from pytest_gameeval.transport import fast_path
+from pytest_gameeval.transport.provider import provider_error, watch_retries
+from pytest_gameeval.transport.usage import billed_tokens
 
 # how much a deterministic seat's temperature rises on each re-prompt (Werewolf Arena raises it by
 # 0.2 a retry). Measured on SmolLM2-135M re-asked after a repeated question, 5 seeds each: at 0 it
@@ -140,11 +141,12 @@ class ModelPlayer(Player):
                 error="the prompt and reply exceed the model's context (stop reason model_length)",
                 context_overflow=True,
             )
-        usage = output.usage
+        billed = billed_tokens(output.usage)
         return Reply(
             output.completion,
-            input_tokens=usage.input_tokens if usage else 0,
-            output_tokens=usage.output_tokens if usage else 0,
+            input_tokens=billed.pop("input_tokens"),
+            output_tokens=billed.pop("output_tokens"),
+            tokens=billed,
             sampling=sampling,
         )
 

@@ -34,7 +34,7 @@ class GameCaseError(Exception):
 
     def __init__(self, message: str | None, *, provider: bool = False):
         super().__init__(message)
-        self.provider = provider  # the provider failed (players/provider.py): its one-line cause
+        self.provider = provider  # the provider failed (transport/provider.py): its one-line cause
 
 
 class GameCaseItem(pytest.Item):

@@ -14,8 +14,8 @@ from pytest_gameeval.backends.local_weights import canonical_local_model
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.players.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
+from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
 DEFAULT_REPORT = "reports/gameeval-report.json"
 
@@ -136,7 +136,7 @@ _OPTIONS: list[tuple[str, str, str | None, Any, str]] = [
         "bool",
         True,
         "send a chat request's messages past the openai SDK's client-side walk of them, byte for byte the same body "
-        "(on by default; players/fast_path.py, docs/performance.md)",
+        "(on by default; transport/fast_path.py, docs/performance.md)",
     ),
     (
         "--gameeval-only",

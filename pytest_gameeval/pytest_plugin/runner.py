@@ -37,10 +37,10 @@ from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.games.registry import GAMES, REFERENCE_MODEL, get_spec
 from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
-from pytest_gameeval.players import heap
-from pytest_gameeval.players.provider import RETRY_MODEL_ARGS, retry_config
 from pytest_gameeval.pytest_plugin.provider_stop import ProviderStop
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
+from pytest_gameeval.transport import heap
+from pytest_gameeval.transport.provider import RETRY_MODEL_ARGS, retry_config
 
 RESUMED_REASON = "resumed: finished by an earlier, interrupted run (journal)"
 HANDED_OVER_REASON = "handed over: finished by an xdist worker of this run that then crashed (journal)"
@@ -210,7 +210,7 @@ class ModelPool:
 
     def _config(self, args: dict[str, Any]) -> GenerateConfig:
         """Each model's GenerateConfig: max_connections and inspect's retry settings (bounded by
-        default, players/retry_defaults.py); a retry setting given as a model argument (`timeout=5`,
+        default, transport/retry_defaults.py); a retry setting given as a model argument (`timeout=5`,
         as a user of the SDK would write it) is taken out of `args` and set here instead."""
         settings = self.settings
         retry = {"max_retries": settings.max_retries, "timeout": settings.timeout,
@@ -378,7 +378,7 @@ class Runner:
                 tally.game_started()
             try:
                 spec = get_spec(case.game)
-                with heap.playing():  # full garbage collections rare while games are in play: players/heap.py
+                with heap.playing():  # full garbage collections rare while games are in play: transport/heap.py
                     record = await play_case(
                         spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes
                     )

@@ -12,10 +12,10 @@ import pytest
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.players.fast_path import ENV as FAST_PATH_ENV
 from pytest_gameeval.pytest_plugin.options import option_value, rootdir_moved, settings_from_config
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
 from pytest_gameeval.pytest_plugin.xdist_hooks import XdistHooks
+from pytest_gameeval.transport.fast_path import ENV as FAST_PATH_ENV
 
 # inspect's retry policy hands tenacity a deprecated argument on every model call through its
 # OpenAI-compatible providers: one warning per call in the user's summary, nothing they can act on.

@@ -14,7 +14,7 @@ from pytest_gameeval.analysis.gate_config import GateConfig
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.players.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
+from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
 if TYPE_CHECKING:
     from pytest_gameeval.engine.spec import GameSpec
@@ -49,7 +49,7 @@ class Settings:
     concurrency: int = 32
     shard_size: int = 0  # 0: same as concurrency
     max_connections: int = 0  # inspect's max_connections per model; 0: the provider's default
-    # inspect's retry settings for every model (players/retry_defaults.py says why)
+    # inspect's retry settings for every model (transport/retry_defaults.py says why)
     max_retries: int = MAX_RETRIES
     timeout: int = TIMEOUT
     attempt_timeout: int = ATTEMPT_TIMEOUT

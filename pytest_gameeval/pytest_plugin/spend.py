@@ -33,7 +33,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(ini, help_text, type=kind, default="")  # type: ignore[arg-type]
     group.addoption("--gameeval-estimate", action="store_true", dest="gameeval_estimate", default=False,
                     help="print the calls, tokens and cost the run would take (from each game's token profile and "
-                         "the price table), and play nothing")
+                         "the price table), and play nothing; it assumes the providers' prompt caching")
+    group.addoption("--gameeval-estimate-no-cache", action="store_true", dest="gameeval_estimate_no_cache",
+                    default=False, help="the estimate (and the budget's reservations) assume no prompt caching")
 
 
 def _budget(config: pytest.Config) -> float | None:
@@ -97,7 +99,11 @@ def plan_estimate(state: GameEvalState, table: Any) -> dict[str, Any]:
             expected = replayed_gate_games(name, state.gate_metrics[name], settings.gate, base, len(plan.cases))
             entry["gate"] = (expected, len(plan.cases))
         plans.append(entry)
-    return estimate_plans(plans, table)
+    from pytest_gameeval.analysis.cache_model import MIN_PREFIX
+
+    # the budget reserves by the same estimate: with the providers' caching unless told otherwise
+    no_cache = state.config.getoption("gameeval_estimate_no_cache", False)
+    return estimate_plans(plans, table, cache_min=None if no_cache else MIN_PREFIX)
 
 
 def _print_estimate(config: pytest.Config, state: GameEvalState, table: Any) -> None:

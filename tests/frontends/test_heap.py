@@ -1,4 +1,4 @@
-"""Garbage collection while games are in play (players/heap.py, issue 47): full passes spaced out while
+"""Garbage collection while games are in play (transport/heap.py, issue 47): full passes spaced out while
 at least one game is in flight, the user's thresholds back after the last one, in both front ends;
 GAMEEVAL_GC_TUNING=0 leaves the collector alone. Nothing is frozen (gc.get_referrers must still see
 every object: tests/frontends/pytest_plugin/test_plugin.py's run with no warning shows it)."""
@@ -14,7 +14,7 @@ from inspect_ai import eval as inspect_eval
 import pytest_gameeval.backends.registry  # noqa: F401  (the scripted provider, registered once)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once: pytester's in-process runs)
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.players import heap
+from pytest_gameeval.transport import heap
 
 pytest_plugins = ["pytester"]
 USER_THRESHOLDS = (600, 9, 8)  # not CPython's defaults, so that restoring them is seen

@@ -20,6 +20,12 @@ asked, the Answerer says "No."), so a healthy game runs its rounds out. Faults (
 OpenAI's chat completions at /v1/chat/completions, Anthropic's Messages at /v1/messages (streamed as
 server-sent events when the request asks `stream: true`, as inspect's Anthropic provider does).
 It exits by itself after `--max-seconds`.
+
+Billing like Anthropic (benchmarks/loopback_billing.py): `--cache anthropic` reads the request's cache
+breakpoints (`cache_control` on blocks, and on the request: inspect's automatic caching) and reports
+`cache_read_input_tokens` / `cache_creation_input_tokens` beside `input_tokens` (from `--cache-min`
+tokens); a block of N characters is ceil(N / 4) tokens. `--prices FILE` (inspect's
+--model-cost-config table) prices each call; `GET /_bill` returns the bill.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any, AsyncIterator
 
 import uvicorn
@@ -39,6 +46,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from loopback_billing import AnthropicCache, Bill, read_prices  # noqa: E402  (shared with the OpenAI loopback)
 
 FAULTS = ("healthy", "slow", "401", "truncated", "empty-choices", "429", "429-first", "500-some", "hang",
           "content-filter", "no-stream")
@@ -62,8 +72,10 @@ def reply_for(messages: list[dict[str, Any]], system: str = "") -> str:
 class Faults:
     """Which fault a request gets; counts what was served."""
 
-    def __init__(self, fault: str, seed: int = 0):
+    def __init__(self, fault: str, seed: int = 0, cache: AnthropicCache | None = None, bill: Bill | None = None):
         self.fault = fault
+        self.cache = cache  # Anthropic's prompt caching, when on
+        self.bill = bill or Bill()
         self.rng = random.Random(seed)
         self.served: Counter[str] = Counter()
         self.first_calls: Counter[str] = Counter()  # conversation (its system prompt) -> calls seen
@@ -133,10 +145,13 @@ def make_app(faults: Faults) -> Starlette:
         if (early := _common(fault, anthropic=True)) is not None:
             return early
         text = reply_for(body.get("messages", []), system)
+        usage = anthropic_usage(body, faults.cache)
+        model = body.get("model", "loopback")
+        faults.bill.add(model, usage["input_tokens"], 10, usage.get("cache_read_input_tokens", 0),
+                        usage.get("cache_creation_input_tokens", 0))
         if body.get("stream") and fault != "no-stream":
-            return StreamingResponse(_anthropic_events(text, body.get("model", "loopback")),
-                                     media_type="text/event-stream")
-        return JSONResponse(_anthropic_message(text, body.get("model", "loopback")))
+            return StreamingResponse(_anthropic_events(text, model, usage), media_type="text/event-stream")
+        return JSONResponse(_anthropic_message(text, model, usage))
 
     async def stats(request: Request) -> JSONResponse:
         return JSONResponse(dict(faults.served))
@@ -144,21 +159,45 @@ def make_app(faults: Faults) -> Starlette:
     async def bodies(request: Request) -> JSONResponse:
         return JSONResponse(faults.bodies)
 
+    async def billed(request: Request) -> JSONResponse:
+        return JSONResponse(faults.bill.summary())
+
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]),
                              Route("/v1/messages", messages, methods=["POST"]),
                              Route("/_faults/served", stats, methods=["GET"]),
-                             Route("/_faults/bodies", bodies, methods=["GET"])])
+                             Route("/_faults/bodies", bodies, methods=["GET"]),
+                             Route("/_bill", billed, methods=["GET"])])
 
 
-def _anthropic_message(text: str, model: str) -> dict[str, Any]:
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]
+
+
+def anthropic_usage(body: dict[str, Any], cache: AnthropicCache | None) -> dict[str, int]:
+    """The usage of a Messages request: 50 input tokens without caching; with it, the prompt's
+    tokens split into read, written and uncached by its cache breakpoints."""
+    if cache is None:
+        return {"input_tokens": 50, "output_tokens": 10}
+    blocks = _blocks(body.get("system") or []) + [b for m in body.get("messages", []) for b in _blocks(m["content"])]
+    texts = [str(b.get("text", "")) for b in blocks]
+    marks = [i for i, b in enumerate(blocks) if b.get("cache_control")]
+    if body.get("cache_control"):  # automatic caching: a breakpoint at the prompt's end
+        marks.append(len(blocks) - 1)
+    return {**cache.usage(texts, marks), "output_tokens": 10}
+
+
+def _anthropic_message(text: str, model: str, usage: dict[str, int] | None = None) -> dict[str, Any]:
     return {"id": "msg_1", "type": "message", "role": "assistant", "model": model,
             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 50, "output_tokens": 10}}
+            "usage": usage or {"input_tokens": 50, "output_tokens": 10}}
 
 
-async def _anthropic_events(text: str, model: str) -> AsyncIterator[str]:
+async def _anthropic_events(text: str, model: str, usage: dict[str, int] | None = None) -> AsyncIterator[str]:
+    usage = usage or {"input_tokens": 50, "output_tokens": 10}
     start = _anthropic_message("", model) | {"content": [], "stop_reason": None,
-                                             "usage": {"input_tokens": 50, "output_tokens": 1}}
+                                             "usage": usage | {"output_tokens": 1}}
     events = [("message_start", {"type": "message_start", "message": start}),
               ("content_block_start", {"type": "content_block_start", "index": 0,
                                        "content_block": {"type": "text", "text": ""}}),
@@ -173,10 +212,11 @@ async def _anthropic_events(text: str, model: str) -> AsyncIterator[str]:
         yield f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
 
-def start(fault: str, max_seconds: float = 900) -> tuple[subprocess.Popen[str], str]:
-    """This server with `fault`, in a process of its own on a free port: (process, its base URL)."""
+def start(fault: str, max_seconds: float = 900, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """This server with `fault` (and `extra` arguments), in a process of its own on a free port:
+    (process, its base URL)."""
     proc = subprocess.Popen([sys.executable, __file__, "--fault", fault, "--port", "0", "--max-seconds",
-                             str(max_seconds)], stdout=subprocess.PIPE, text=True)
+                             str(max_seconds), *extra], stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline().strip()  # type: ignore[union-attr]
     if not line.startswith("listening on "):
         proc.kill()
@@ -189,8 +229,13 @@ def main() -> None:
     parser.add_argument("--fault", choices=FAULTS, default="healthy")
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--max-seconds", type=float, default=900, help="exit after this long, whatever happens")
+    parser.add_argument("--cache", choices=("anthropic",), default=None, help="report prompt caching")
+    parser.add_argument("--cache-min", type=int, default=1024, help="the shortest prefix the cache stores (tokens)")
+    parser.add_argument("--prices", default=None, help="price table (inspect's --model-cost-config) for GET /_bill")
     args = parser.parse_args()
-    config = uvicorn.Config(make_app(Faults(args.fault)), host="127.0.0.1", port=args.port, log_level="warning",
+    cache = AnthropicCache(args.cache_min) if args.cache else None
+    faults = Faults(args.fault, cache=cache, bill=Bill(read_prices(args.prices)))
+    config = uvicorn.Config(make_app(faults), host="127.0.0.1", port=args.port, log_level="warning",
                             access_log=False)
     server = uvicorn.Server(config)
 

@@ -1,4 +1,4 @@
-"""The fast path (players/fast_path.py) sends the very bytes the SDK would: request bodies captured
+"""The fast path (transport/fast_path.py) sends the very bytes the SDK would: request bodies captured
 on a loopback server (fault_server.py, real HTTP, the real openai SDK through inspect) are compared
 with the fast path on and off, for direct calls and for whole games in chat and flat style."""
 
@@ -17,7 +17,7 @@ import pytest
 from fault_server import start
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 
-from pytest_gameeval.players import fast_path
+from pytest_gameeval.transport import fast_path
 
 
 @contextmanager

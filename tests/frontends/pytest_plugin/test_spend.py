@@ -28,8 +28,9 @@ pytest_plugins = ["pytester"]
 MODEL = "openai-api/loopback/bench"
 PRICE = {"input": 10.0, "output": 40.0, "input_cache_write": 0.0, "input_cache_read": 5.0}  # USD per million
 PLAN = ["--gameeval-games", "askguess", "--gameeval-limit", "8", "--gameeval-option", "max_rounds=5"]
+# the loopback server here does not cache prompts: the estimate and the budget assume no caching either
 COMMON = ["--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model", MODEL, *PLAN,
-          "--gameeval-cost-config=prices.yaml"]
+          "--gameeval-cost-config=prices.yaml", "--gameeval-estimate-no-cache"]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def estimate(pytester, rounds: int = 5) -> dict:
     from pytest_gameeval.cli.estimate import main
 
     args = [MODEL, "--games", "askguess", "--limit", "8", "-T", f"max_rounds={rounds}", "--cost-config",
-            str(pytester.path / "prices.yaml"), "--format", "json"]
+            str(pytester.path / "prices.yaml"), "--format", "json", "--no-cache"]
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         assert main(args) == 0

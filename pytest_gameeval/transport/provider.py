@@ -21,7 +21,7 @@ from inspect_ai.model import GenerateConfig
 
 from pytest_gameeval.engine.errors import ProviderError
 from pytest_gameeval.engine.live import note_retry
-from pytest_gameeval.players.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
+from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
 # what each HTTP status means to a user reading one line; 4xx outside the retryable ones are fatal
 HTTP_KINDS = {400: "bad request", 401: "authentication failed", 403: "permission denied",
