@@ -89,6 +89,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
     added: list[pytest.Item] = []
     _add_items(state, parent, added)
+    if state.settings.model:
+        from pytest_gameeval.pytest_plugin.gate_items import add_gate_items
+
+        add_gate_items(state, parent, added)  # after the cases: each judges its game's
     items.extend(added)
     # tell the terminal (and xdist) about them as if a collector had found them
     config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
@@ -101,18 +105,22 @@ def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pyte
         # run of the user's suite).
         names = [g for g in (state.settings.games or GAMES) if g in GAMES]
         for name in names:
-            item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", placeholder=NO_MODEL_REASON)
+            item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", nodeid=f"gameeval::{name}[all-cases]",
+                                            placeholder=NO_MODEL_REASON)
             item.add_marker(pytest.mark.gameeval)
             item.add_marker(pytest.mark.skip(reason=NO_MODEL_REASON))
             items.append(item)
         return
     for name, reason in state.broken.items():
-        item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", broken=reason)
+        item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", nodeid=f"gameeval::{name}[all-cases]",
+                                        broken=reason)
         item.add_marker(pytest.mark.gameeval)
         items.append(item)
     for name, plan in state.plans.items():
         for case in plan.cases:
-            item = GameCaseItem.from_parent(parent, name=case.name, case=case)
+            # the node id given whole: pytest parses a stored id (--lf's cache) as path::name[params],
+            # and an id built from the name alone would never compare equal to it
+            item = GameCaseItem.from_parent(parent, name=case.name, nodeid=f"gameeval::{case.name}", case=case)
             item.add_marker(pytest.mark.gameeval)
             items.append(item)
 

@@ -203,7 +203,8 @@ def test_a_planted_regression_fails_the_gate_early_and_names_the_metric(pytester
     result.stdout.re_match_lines([rf"\s+askguess\.played_quality .* {decided_at}\s+paired\s+worse$"])
     not_played = [c for c in report["cases"] if c["status"] == "not played"]
     assert len(not_played) == int(N_CASES) - gate["games_used"]
-    result.assert_outcomes(passed=gate["games_used"], skipped=len(not_played))  # losing games is data, not failure
+    # losing games is data, not failure; the gate's verdict is the one failed test (gameeval::askguess[gate])
+    result.assert_outcomes(passed=gate["games_used"], skipped=len(not_played), failed=1)
 
 
 def test_a_noise_level_difference_passes_the_gate(pytester):
