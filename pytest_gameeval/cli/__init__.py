@@ -8,6 +8,7 @@ import importlib
 import sys
 from typing import Callable
 
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 
 
@@ -93,7 +94,7 @@ class _VersionAction(argparse.Action):
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     width = max(map(len, COMMANDS))
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval", usage="gameeval [--version] COMMAND [ARGS...]",
         description="pytest-gameeval commands. `gameeval COMMAND --help` explains each command's options.",
         epilog="commands:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()),

@@ -13,11 +13,12 @@ from typing import Any
 
 from pytest_gameeval.analysis.rejudge_report import default_out, read_input, rejudge_records, rejudge_report
 from pytest_gameeval.analysis.report import clean, write_json_atomic, write_jsonl_atomic
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.published.fidelity import is_published, measure
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="gameeval rejudge",
         description="Replay recorded games through the installed version of each game's rules, move checks and "
                     "metrics, with no model call: the moves judged differently, the games that diverge and where, "

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 from pytest_gameeval.analysis.report import clean, diff_reports, read_report, render_markdown
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 
 
@@ -19,7 +19,7 @@ def main(argv: list[str]) -> int:
     as one line on stderr (raised as GameEvalError)."""
     from pytest_gameeval.pytest_plugin.settings import gate_metric_option
 
-    parser = argparse.ArgumentParser(prog="gameeval report", description="compare pytest-gameeval reports")
+    parser = CommandParser(prog="gameeval report", description="compare pytest-gameeval reports")
     sub = parser.add_subparsers(dest="action", required=True)
     diff = sub.add_parser(
         "diff", help="one verdict per game (its headline, paired where possible), with intervals and tests"
