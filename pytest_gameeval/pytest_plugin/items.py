@@ -100,6 +100,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pytest.Item]) -> None:
     if not state.settings.model:
+        if not _asked_for_games(state):
+            return  # a quiet guest in the user's suite: no items, one header line (pytest_report_header)
         # Without a model nothing is played, so nothing is loaded: one skipped item per game
         # (listing every case would load every dataset and print hundreds of skips in every
         # run of the user's suite).
@@ -123,6 +125,21 @@ def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pyte
             item = GameCaseItem.from_parent(parent, name=case.name, nodeid=f"gameeval::{case.name}", case=case)
             item.add_marker(pytest.mark.gameeval)
             items.append(item)
+
+
+def _asked_for_games(state: GameEvalState) -> bool:
+    """Without a model, game items are listed (skipped) only when the run asks for games:
+    --gameeval-only, or a game item's node id on the command line."""
+    from pytest_gameeval.pytest_plugin.node_ids import CLAIMED
+
+    return bool(option_value(state.config, "gameeval_only") or state.config.stash.get(CLAIMED, []))
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    state = config.stash.get(STATE, None)
+    if state is None or state.settings.model or _asked_for_games(state):
+        return None
+    return "gameeval: no model given, no game cases collected (--gameeval-model=PROVIDER/MODEL plays them)"
 
 
 def state_result(state: GameEvalState, item: GameCaseItem) -> Any:

@@ -40,10 +40,21 @@ def cases_without_timing(report: dict) -> dict:
     return out
 
 
-def test_without_a_model_game_cases_are_skipped_and_the_suite_runs(pytester):
+def test_without_a_model_a_plain_run_is_a_quiet_guest(pytester):
+    """The user's own suite with the plugin installed: their tests, one header line, no game items."""
     pytester.makepyfile("def test_user_code():\n    assert 1 + 1 == 2\n")
-    result = pytester.runpytest_inprocess("-rs", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, skipped=len(GAMES))
+    result = pytester.runpytest_subprocess("-rs", "-p", "no:cacheprovider", "--junitxml=junit.xml")
+    result.assert_outcomes(passed=1)
+    out = result.stdout.str()
+    assert [line for line in out.splitlines() if "gameeval" in line and not line.startswith("plugins:")] == [
+        "gameeval: no model given, no game cases collected (--gameeval-model=PROVIDER/MODEL plays them)"], out
+    assert "gameeval" not in (pytester.path / "junit.xml").read_text()
+    assert not (pytester.path / "reports").exists()
+
+
+def test_without_a_model_gameeval_only_lists_each_game_skipped(pytester):
+    result = pytester.runpytest_inprocess("-rs", "-p", "no:cacheprovider", "--gameeval-only")
+    result.assert_outcomes(skipped=len(GAMES))
     result.stdout.fnmatch_lines(["*no model to evaluate (give --gameeval-model=*"])
     assert not (pytester.path / "reports").exists()
 
