@@ -22,7 +22,8 @@ COMMANDS = {
     "report": (
         _run("report"),
         "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse "
-        "or missing; report merge OUT SLICE...: one report from a run's slices",
+        "or missing; report merge OUT SLICE...: one report from a run's slices; report schema: the report's JSON "
+        "Schema",
     ),
     "estimate": (
         _run("estimate"),

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.analysis.rejudge_report import default_out, read_input, rejudge_records, rejudge_report
-from pytest_gameeval.analysis.report import clean, write_json_atomic, write_jsonl_atomic
+from pytest_gameeval.analysis.report import clean, write_jsonl_atomic
+from pytest_gameeval.analysis.report_schema import write_report
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.published.fidelity import is_published, measure
 
@@ -83,7 +84,7 @@ def main(argv: list[str]) -> int:
         out = args.out or default_out(source)
         new_report["run"] = {**new_report.get("run", {}), "records": out.with_suffix(".records.jsonl").name}
         write_jsonl_atomic(out.with_suffix(".records.jsonl"), [r.to_dict() for r in new_records])
-        write_json_atomic(out, new_report)
+        write_report(out, new_report)
     if args.json:
         print(json.dumps(clean({"games": games, "report": str(out) if out else None}), indent=1))
     else:

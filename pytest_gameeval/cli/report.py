@@ -1,5 +1,6 @@
 """`gameeval report diff OLD NEW`: one verdict per game between two reports (analysis/report.py);
-`gameeval report merge OUT SLICE...`: one report from the slices of a run (analysis/report_merge.py)."""
+`gameeval report merge OUT SLICE...`: one report from the slices of a run (analysis/report_merge.py);
+`gameeval report schema`: the JSON Schema of a report (analysis/report_schema.json)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,13 @@ def main(argv: list[str]) -> int:
                                          "equal to one machine's report of the same cases")
     merge.add_argument("out", help="the merged report to write (its records go beside it as OUT.records.jsonl)")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every slice's report (its records file beside it)")
+    sub.add_parser("schema", help="print the JSON Schema every report follows (docs/report-schema.md)")
     args = parser.parse_args(argv)
+    if args.action == "schema":
+        from pytest_gameeval.analysis.report_schema import schema_text
+
+        sys.stdout.write(schema_text())
+        return 0
     if args.action == "merge":
         return _merge(args.out, args.reports)
     if not 0 < args.alpha < 1:
