@@ -47,7 +47,8 @@ def test_every_option_is_explained(command, capsys):
 
 
 @pytest.mark.parametrize("argv, usage, message", [
-    (["--verison", "report"], "usage: gameeval ", "gameeval: error: unknown option --verison (did you mean --version?)"),
+    (["--verison", "report"], "usage: gameeval ",
+     "gameeval: error: unknown option --verison (did you mean --version?)"),
     (["report", "diff", "--formt", "json", "a", "b"], "usage: gameeval report diff ",
      "gameeval report diff: error: unknown option --formt (did you mean --format?)"),
     (["report", "--formt", "diff", "a", "b"], "usage: gameeval report ",
@@ -85,4 +86,5 @@ def test_the_installed_command_names_a_mistyped_option(tmp_path):
     result = subprocess.run(["gameeval", "report", "diff", "--formt", "json", "a", "b"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
-    assert result.stderr.splitlines()[-1] == "gameeval report diff: error: unknown option --formt (did you mean --format?)"
+    last = result.stderr.splitlines()[-1]
+    assert last == "gameeval report diff: error: unknown option --formt (did you mean --format?)"
