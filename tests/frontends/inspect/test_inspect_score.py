@@ -67,3 +67,15 @@ def test_the_task_docstrings_say_who_plays_an_unbound_seat():
         doc = ast.get_docstring(ast.parse((ROOT / "tasks" / f"{game}.py").read_text())) or ""
         if get_spec(game).reference_roles:
             assert "the evaluated model plays it (" not in doc and "reference" in doc, game
+
+
+def test_inspect_score_finds_the_scorer_of_a_task_run_by_its_registered_name(tmp_path):
+    """`inspect eval gameeval/askguess` has no task file: the entry point registers the scorer's name."""
+    (log,) = inspect_eval("gameeval/askguess", model="gameeval/scripted/random", limit=2,
+                          task_args={"max_rounds": 3}, log_dir=str(tmp_path / "logs"), display="none")
+    out = tmp_path / "rescored.eval"
+    result = subprocess.run(["inspect", "score", log.location, "--action", "overwrite", "--output-file", str(out),
+                             "--display", "none"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0 and out.exists(), result.stdout + result.stderr
+    rescored, original = read_eval_log(str(out)), read_eval_log(log.location)
+    assert [s.scores for s in rescored.samples] == [s.scores for s in original.samples]
