@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_gameeval.pytest_plugin.items import GameCaseItem, state_result
+from pytest_gameeval.pytest_plugin.items import GameCaseItem, GameEvalCollector, state_result
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState
 
 GATE = "gate"  # the item's parameter: gameeval::GAME[gate]
@@ -59,6 +59,20 @@ def gate_games(state: GameEvalState) -> list[str]:
     if state.baseline is None:
         return []
     return sorted(g for g in state.plans if g in state.gated_games() or g not in state.baseline["games"])
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """After items.py's game cases (its hook is tryfirst), before -k/-m deselect (pytest's own hook
+    is registered earlier, so it runs later): each gate item after its game's cases."""
+    state = config.stash.get(STATE, None)
+    if state is None or not state.settings.model:
+        return
+    parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
+    gates: list[pytest.Item] = []
+    add_gate_items(state, parent, gates)
+    if gates:
+        items.extend(gates)
+        config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, gates))
 
 
 def add_gate_items(state: GameEvalState, parent: pytest.Collector, items: list[pytest.Item]) -> None:

@@ -89,10 +89,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
     added: list[pytest.Item] = []
     _add_items(state, parent, added)
-    if state.settings.model:
-        from pytest_gameeval.pytest_plugin.gate_items import add_gate_items
-
-        add_gate_items(state, parent, added)  # after the cases: each judges its game's
     items.extend(added)
     # tell the terminal (and xdist) about them as if a collector had found them
     config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))

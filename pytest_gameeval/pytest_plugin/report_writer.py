@@ -245,7 +245,7 @@ def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str,
 
 def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
     """Merge the processes' cases, write the records and the report atomically, apply the gate."""
-    from pytest_gameeval.analysis.report import write_json_atomic, write_jsonl_atomic  # lazy: scipy
+    from pytest_gameeval.analysis.report import write_jsonl_atomic  # lazy: scipy
 
     cases, records, gates = _merged(payloads)
     # a game whose gate item was left out (-k, -m, node ids) is not judged: no item would show it
@@ -259,8 +259,12 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     from pytest_gameeval.pytest_plugin.spend import add_spend  # the cost, gate savings and budget (issue 46)
 
     add_spend(state, report)
+    from pytest_gameeval.analysis.report_measures import attach_verdicts
+    from pytest_gameeval.analysis.report_schema import write_report  # checked against the shipped JSON Schema
+
+    attach_verdicts(report)  # each game's entry carries its gate verdict
     write_jsonl_atomic(report_path.with_suffix(".records.jsonl"), [records[k] for k in sorted(records)])
-    write_json_atomic(report_path, report)
+    write_report(report_path, report)
     clear_journal(report_path)  # the report now holds every game
     state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
     _write_markdown_summary(state)
