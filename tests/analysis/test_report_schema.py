@@ -57,7 +57,7 @@ def _played_values(report: dict, key: str) -> list[float]:
     return [c["scores"][key] for c in report["cases"] if c["status"] == "played" and c["scores"][key] is not None]
 
 
-def test_each_game_carries_its_headline_and_gated_measures(pytester):
+def test_each_game_carries_its_headline_and_gated_measures_and_the_verdict(pytester):
     base = pytester.path / "oracle.json"
     assert pytester.runpytest_inprocess(*ASKGUESS, "--gameeval-model", ORACLE, "--gameeval-limit", "8",
                                         "--gameeval-report", str(base)).ret == 0
@@ -80,6 +80,10 @@ def test_each_game_carries_its_headline_and_gated_measures(pytester):
     # the terminal prints the same numbers
     result.stdout.fnmatch_lines([f"*played_quality *{headline['value']:.3g}  [[]{headline['ci'][0]:.3g}, "
                                  f"{headline['ci'][1]:.3g}[]]*{headline['n']}  (headline)"])
+    assert "verdict" not in read_report(base)["games"]["askguess"]  # not gated
+    gate = report["gate"]["games"]["askguess"]
+    assert gate["result"] == "worse"
+    assert report["games"]["askguess"]["verdict"] == {"verdict": "fail", "result": "worse", "reason": gate["reason"]}
 
 
 def test_a_merged_report_is_checked_and_carries_the_measures(pytester):
