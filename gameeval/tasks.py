@@ -5,6 +5,7 @@ from typing import Any, Callable
 
 from inspect_ai import Task, task
 from inspect_ai._util.package import get_installed_package_name
+from inspect_ai._util.registry import RegistryInfo, registry_add
 
 from pytest_gameeval.games.registry import GAMES
 
@@ -24,5 +25,19 @@ def _task_for(game: str) -> Callable[..., Task]:
     return task(name=name)(make)
 
 
+def _register_scorer(game: str) -> None:
+    """The game's scorer under the name its logs record (`gameeval_GAME`), so that `inspect score LOG`
+    finds it for a log of `inspect eval gameeval/GAME` (no task file to load). Made when first used:
+    building it reads the game's rules, too slow for every inspect command."""
+
+    def make(**kwargs: Any) -> Any:
+        from pytest_gameeval.inspect_ext.scorer import scorer_of
+
+        return scorer_of(game)(**kwargs)
+
+    registry_add(make, RegistryInfo(type="scorer", name=f"gameeval_{game}"))
+
+
 for _game in GAMES:
     globals()[_game] = _task_for(_game)
+    _register_scorer(_game)

@@ -10,7 +10,11 @@ See pytest_gameeval/games/age/README.md.
 
 from inspect_ai import Task, task
 
+from pytest_gameeval.inspect_ext.scorer import scorer_of
 from pytest_gameeval.inspect_ext.task import game_task
+
+# the scorer registered when this file loads: `inspect score LOG` finds it by its name
+gameeval_age = scorer_of("age")
 
 
 @task

@@ -8,7 +8,11 @@ the default; opponents=self has the evaluated model answer too, as in the paper)
 
 from inspect_ai import Task, task
 
+from pytest_gameeval.inspect_ext.scorer import scorer_of
 from pytest_gameeval.inspect_ext.task import game_task
+
+# the scorer registered when this file loads: `inspect score LOG` finds it by its name
+gameeval_askguess = scorer_of("askguess")
 
 
 @task

@@ -9,7 +9,11 @@ evaluated=villager); unbound, the evaluated model plays it. See pytest_gameeval/
 
 from inspect_ai import Task, task
 
+from pytest_gameeval.inspect_ext.scorer import scorer_of
 from pytest_gameeval.inspect_ext.task import game_task
+
+# the scorer registered when this file loads: `inspect score LOG` finds it by its name
+gameeval_spyfall = scorer_of("spyfall")
 
 
 @task

@@ -7,7 +7,11 @@ evaluated model judges its own descriptions (a warning note in the log). See pyt
 
 from inspect_ai import Task, task
 
+from pytest_gameeval.inspect_ext.scorer import scorer_of
 from pytest_gameeval.inspect_ext.task import game_task
+
+# the scorer registered when this file loads: `inspect score LOG` finds it by its name
+gameeval_spygpt = scorer_of("spygpt")
 
 
 @task

@@ -8,7 +8,11 @@ an unbound camp is played by the evaluated model (noted in the log). See pytest_
 
 from inspect_ai import Task, task
 
+from pytest_gameeval.inspect_ext.scorer import scorer_of
 from pytest_gameeval.inspect_ext.task import game_task
+
+# the scorer registered when this file loads: `inspect score LOG` finds it by its name
+gameeval_tofukingdom = scorer_of("tofukingdom")
 
 
 @task

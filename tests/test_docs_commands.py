@@ -31,7 +31,7 @@ from pytest_gameeval.games.registry import get_spec
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "docs/running-evaluations.md", "docs/pytest-plugin.md", "docs/your-data.md",
         "docs/embedded-model.md", "docs/local-models.md", "docs/compare.md", "docs/versions.md", "docs/shards.md",
-        "docs/adding-a-game.md", "docs/live-apis.md"]
+        "docs/adding-a-game.md", "docs/live-apis.md", "docs/report-schema.md"]
 ALL_SLOW = ("docs/embedded-model.md", "docs/local-models.md")  # every block needs the embedded model or a server
 CLONE_TOP = ("tasks", "tests", "pyproject.toml")
 SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")

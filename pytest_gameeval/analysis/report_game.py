@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_gameeval.analysis.cost import add_usage
 from pytest_gameeval.analysis.prompt_digest import prompt_digest
+from pytest_gameeval.analysis.report_measures import game_measures
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
 
@@ -61,6 +62,8 @@ def game_entry(spec: GameSpec, options: dict[str, Any], dataset: dict[str, Any],
         "cases_error": sum(c["status"] == "error" for c in cases),
         "metrics": spec.summarize(records) if records else {},
         "headline": spec.headline,  # what the gate, report diff and gameeval compare test
+        # its value, interval and count, and each gated measure's (analysis/report_measures.py)
+        "measures": game_measures(spec.headline, list(spec.default_gated), cases),
         "gated": list(spec.default_gated),  # ... beside the headline, one verdict over them
         "rate_keys": list(spec.rate_keys),
         "mean_keys": list(spec.other_mean_keys),

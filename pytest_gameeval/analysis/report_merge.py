@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.report import game_version, read_report, write_json_atomic, write_jsonl_atomic
+from pytest_gameeval.analysis.report import game_version, read_report, write_jsonl_atomic
 from pytest_gameeval.analysis.report_game import game_entry
+from pytest_gameeval.analysis.report_schema import write_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -158,5 +159,5 @@ def write_merged(paths: list[Path], out: Path) -> dict[str, Any]:
     report, records = merge_reports(paths, out)
     write_jsonl_atomic(out.with_suffix(".records.jsonl"), records)
     report.setdefault("run", {}).update(records_seal(out.with_suffix(".records.jsonl")))
-    write_json_atomic(out, report)
+    write_report(out, report)
     return report

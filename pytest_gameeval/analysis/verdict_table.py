@@ -116,6 +116,8 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
         out.append((f"  {name}: not in the baseline {old_model}{hint}", {"red": not allowed}))
     for name in gate.get("not_gated", []):
         out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
+    for name in gate.get("not_selected", []):
+        out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
     for name in gate.get("data_errors", []):
         out.append((f"  {name}: not played (data error)", {"red": True}))
     failing = gate_failures(gate)
@@ -133,8 +135,10 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
     if failing:
         out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}{versions}",
                     {"red": True, "bold": True}))
+    elif not results:
+        out.append((f"gameeval gate passed ({new_model} vs {old_model}): no game judged{versions}", {}))
     else:
         out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game "
-                    f"{' or '.join(results) or 'undecided'}; none worse beyond its tolerance{versions}",
+                    f"{' or '.join(results)}; none worse beyond its tolerance{versions}",
                     {"green": True, "yellow": bool(changed)}))
     return out

@@ -69,7 +69,7 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
     from inspect_ai.viewer import ViewerConfig
 
     from pytest_gameeval.arena.live import case_row
-    from pytest_gameeval.inspect_ext.scorer import game_scorer
+    from pytest_gameeval.inspect_ext.scorer import game_scorer, mean_defined
     from pytest_gameeval.inspect_ext.solver import RECORD_KEY
     from pytest_gameeval.players.model import to_inspect
 
@@ -116,10 +116,10 @@ def eval_log(spec: GameSpec, model: str, sessions: list[Session]) -> Any:
                         completed_at=_iso(max(s.finished_at or s.updated_at for s in sessions))),
         samples=samples,
     )
-    # the game's scorer reads each sample's record and calls no model: a keyless stand-in model
-    return score(
-        log, game_scorer(spec), model=get_model("mockllm/model"), action="overwrite", display="none", copy=False
-    )
+    # the game's scorer reads each sample's record and calls no model: a keyless stand-in model;
+    # its reducer, as the task's: inspect's default mean would read an undefined (null) value as 0
+    return score(log, game_scorer(spec), epochs_reducer=mean_defined(), model=get_model("mockllm/model"),
+                 action="overwrite", display="none", copy=False)
 
 
 def _seat_usage(records: list[GameRecord]) -> dict[str, dict[str, Any]]:

@@ -8,6 +8,7 @@ import importlib
 import sys
 from typing import Callable
 
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 
 
@@ -21,7 +22,8 @@ COMMANDS = {
     "report": (
         _run("report"),
         "report diff OLD NEW: one verdict per game (its headline, paired where possible); exit 1 if a game is worse "
-        "or missing; report merge OUT SLICE...: one report from a run's slices",
+        "or missing; report merge OUT SLICE...: one report from a run's slices; report schema: the report's JSON "
+        "Schema",
     ),
     "estimate": (
         _run("estimate"),
@@ -93,7 +95,7 @@ class _VersionAction(argparse.Action):
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     width = max(map(len, COMMANDS))
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval", usage="gameeval [--version] COMMAND [ARGS...]",
         description="pytest-gameeval commands. `gameeval COMMAND --help` explains each command's options.",
         epilog="commands:\n" + "\n".join(f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()),

@@ -10,10 +10,10 @@ earlier inspect logs without playing. The table and heatmap: games/age/topics.py
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.age import SPEC, expand_lists
@@ -70,7 +70,7 @@ def records_from_logs(paths: list[str]) -> list[GameRecord]:
 
 # -- the command ----------------------------------------------------------------------------------
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="gameeval age-topics", description=__doc__.split("\n\n")[0])
+    p = CommandParser(prog="gameeval age-topics", description=__doc__.split("\n\n")[0])
     p.add_argument("--models", help="comma-separated models to evaluate (seat 1)")
     p.add_argument("--adversary", help="the fixed model in every other seat")
     p.add_argument("--lists", default="topics", help="lists to play (default: the ten topic lists)")

@@ -9,6 +9,7 @@ import ipaddress
 import socket
 
 from pytest_gameeval.arena.store import DEFAULT_DB, shown_db
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 
@@ -34,7 +35,7 @@ def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...]:
 
 
 def _serve_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval arena",
         description="Serve GameArena's games (akinator, taboo, bluffing) "
         "to people in a browser against --model; every move stored in --db. "

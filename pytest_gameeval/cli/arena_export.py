@@ -3,18 +3,18 @@ sessions as inspect logs and a report (arena/export.py)."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from pytest_gameeval.arena import export
 from pytest_gameeval.arena.export import eval_log, finished_by_game, report
 from pytest_gameeval.arena.store import Store
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import get_spec
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval arena export", description=export.__doc__.splitlines()[0].split(": ", 1)[1]
     )
     parser.add_argument(

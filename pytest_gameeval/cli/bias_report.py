@@ -5,12 +5,12 @@ this reads the records and writes the outputs."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 
 from pytest_gameeval.analysis.records_file import read_records
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import write_text
 from pytest_gameeval.engine.record import GameRecord
@@ -48,7 +48,7 @@ def load_records(paths: list[str]) -> list[GameRecord]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval bias-report",
         description="Vote bias by name, speaking position and option position, chi-square against uniform "
         "(SpyGame probe-mode games by default).",

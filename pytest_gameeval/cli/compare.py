@@ -12,6 +12,7 @@ from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_lo
 from pytest_gameeval.analysis.game_verdict import without_evidence
 from pytest_gameeval.analysis.report import clean
 from pytest_gameeval.analysis.verdict_table import markdown
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -19,7 +20,7 @@ from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIE
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval compare",
         description="Play two models on the same cases, seeds and opponents (concurrently, through inspect), then give "
                     "one verdict per game: the paired difference of its headline with interval and p, the outcome "

@@ -10,11 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval estimate",
         description="Predict the calls, tokens and cost of a planned run (plays nothing): games x cases x trials x "
                     "seats, each game's token profile by round (measured by us, shipped with the package) and the "

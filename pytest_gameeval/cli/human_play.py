@@ -12,13 +12,13 @@ empty line.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import time
 from pathlib import Path
 from typing import Callable
 
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
 from pytest_gameeval.engine.files import atomic_write
@@ -89,7 +89,7 @@ def describe(event: Event, seat: str) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval play",
+    parser = CommandParser(prog="gameeval play",
                                      description="Play the user seat of a GameArena game yourself.")
     parser.add_argument("game", choices=HUMAN_GAMES,
                         help="the game whose user seat you play: " + ", ".join(HUMAN_GAMES))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -13,11 +12,12 @@ from pytest_gameeval.analysis.leaderboard import (
     render_html,
     render_markdown,
 )
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.files import write_text
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval leaderboard",
         description="One static page (HTML and markdown): models x games, each game's headline with its interval, a "
                     "cross-game rating.",

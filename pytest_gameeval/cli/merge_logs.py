@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.inspect_ext import merge_logs as merging
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval merge-logs", description=merging.__doc__.splitlines()[0])
+    parser = CommandParser(prog="gameeval merge-logs", description=merging.__doc__.splitlines()[0])
     parser.add_argument("output", help="the joined log to write (.eval or .json)")
     parser.add_argument("logs", nargs="+", help="the logs of the parts")
     args = parser.parse_args(argv)

@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.metrics.rank_correlation import DEFAULT_P, DEFAULT_PERMUTATIONS, compare, load_ranking
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval rank-correlate",
         description="Kendall's tau (one-sided) and RBO (with a permutation p-value) between our model ranking and an "
                     "external one.",

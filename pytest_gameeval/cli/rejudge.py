@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.analysis.rejudge_report import default_out, read_input, rejudge_records, rejudge_report
-from pytest_gameeval.analysis.report import clean, records_seal, write_json_atomic, write_jsonl_atomic
+from pytest_gameeval.analysis.report import clean, records_seal, write_jsonl_atomic
+from pytest_gameeval.analysis.report_schema import write_report
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.published.fidelity import is_published, measure
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="gameeval rejudge",
         description="Replay recorded games through the installed version of each game's rules, move checks and "
                     "metrics, with no model call: the moves judged differently, the games that diverge and where, "
@@ -83,7 +85,7 @@ def main(argv: list[str]) -> int:
         new_report["run"] = {**new_report.get("run", {}), "records": out.with_suffix(".records.jsonl").name}
         write_jsonl_atomic(out.with_suffix(".records.jsonl"), [r.to_dict() for r in new_records])
         new_report["run"].update(records_seal(out.with_suffix(".records.jsonl")))
-        write_json_atomic(out, new_report)
+        write_report(out, new_report)
     if args.json:
         print(json.dumps(clean({"games": games, "report": str(out) if out else None}), indent=1))
     else:

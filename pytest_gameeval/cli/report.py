@@ -1,13 +1,14 @@
 """`gameeval report diff OLD NEW`: one verdict per game between two reports (analysis/report.py);
-`gameeval report merge OUT SLICE...`: one report from the slices of a run (analysis/report_merge.py)."""
+`gameeval report merge OUT SLICE...`: one report from the slices of a run (analysis/report_merge.py);
+`gameeval report schema`: the JSON Schema of a report (analysis/report_schema.json)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 from pytest_gameeval.analysis.report import clean, diff_reports, read_report, render_markdown
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 
 
@@ -19,7 +20,38 @@ def main(argv: list[str]) -> int:
     as one line on stderr (raised as GameEvalError)."""
     from pytest_gameeval.pytest_plugin.settings import gate_metric_option
 
-    parser = argparse.ArgumentParser(prog="gameeval report", description="compare pytest-gameeval reports")
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.action == "schema":
+        from pytest_gameeval.analysis.report_schema import schema_text
+
+        sys.stdout.write(schema_text())
+        return 0
+    if args.action == "merge":
+        return _merge(args.out, args.reports)
+    if not 0 < args.alpha < 1:
+        raise GameEvalError("--alpha must be between 0 and 1")
+    if args.tolerance < 0:
+        raise GameEvalError("--tolerance must not be negative")
+    result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance,
+                          metrics=gate_metric_option(args.metric),
+                          allow_structured_mismatch=args.allow_structured_mismatch,
+                          allow_version_change=args.allow_version_change)
+    from pytest_gameeval.analysis.cost_report import cost_diff, cost_diff_lines  # what each run cost (issue 46)
+
+    result["cost"] = cost_diff(read_report(args.old), read_report(args.new))
+    if args.format == "json":
+        json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_markdown(result) + "\n")
+        sys.stdout.write("".join(f"{line}\n" for line in cost_diff_lines(result["cost"])))
+    return 1 if result["failing"] or (result["missing"] and not args.allow_missing) else 0
+
+
+def _parser() -> CommandParser:
+    """diff, merge and schema, each with its options."""
+    parser = CommandParser(prog="gameeval report", description="compare pytest-gameeval reports")
     sub = parser.add_subparsers(dest="action", required=True)
     diff = sub.add_parser(
         "diff", help="one verdict per game (its headline, paired where possible), with intervals and tests"
@@ -49,27 +81,8 @@ def main(argv: list[str]) -> int:
                                          "equal to one machine's report of the same cases")
     merge.add_argument("out", help="the merged report to write (its records go beside it as OUT.records.jsonl)")
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="every slice's report (its records file beside it)")
-    args = parser.parse_args(argv)
-    if args.action == "merge":
-        return _merge(args.out, args.reports)
-    if not 0 < args.alpha < 1:
-        raise GameEvalError("--alpha must be between 0 and 1")
-    if args.tolerance < 0:
-        raise GameEvalError("--tolerance must not be negative")
-    result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance,
-                          metrics=gate_metric_option(args.metric),
-                          allow_structured_mismatch=args.allow_structured_mismatch,
-                          allow_version_change=args.allow_version_change)
-    from pytest_gameeval.analysis.cost_report import cost_diff, cost_diff_lines  # what each run cost (issue 46)
-
-    result["cost"] = cost_diff(read_report(args.old), read_report(args.new))
-    if args.format == "json":
-        json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(render_markdown(result) + "\n")
-        sys.stdout.write("".join(f"{line}\n" for line in cost_diff_lines(result["cost"])))
-    return 1 if result["failing"] or (result["missing"] and not args.allow_missing) else 0
+    sub.add_parser("schema", help="print the JSON Schema every report follows (docs/report-schema.md)")
+    return parser
 
 
 def _merge(out: str, reports: list[str]) -> int:

@@ -21,6 +21,7 @@ from pytest_gameeval.backends.local_server import (
     LocalServerSpec,
     start_server,
 )
+from pytest_gameeval.cli.parser import CommandParser
 
 
 def _is_loopback(host: str) -> bool:
@@ -33,7 +34,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval serve-local",
         description=(
             "Serve the embedded GGUF model with an OpenAI-compatible API "

@@ -4,7 +4,6 @@ through inspect (resumable), then matrices, points and Bradley–Terry ratings a
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from pytest_gameeval.analysis.tournament import (
@@ -18,12 +17,13 @@ from pytest_gameeval.analysis.tournament import (
     write_heatmap,
     write_json,
 )
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval tournament",
         description="Run every model pairing of a game through inspect, then rate the models.",
     )

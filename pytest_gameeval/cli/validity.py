@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 from pytest_gameeval.analysis.validity import ALPHA, CONTRASTS, LOOK_EVERY, MAX_GAMES, run
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gameeval validity",
+    parser = CommandParser(prog="gameeval validity",
                                      description="strong vs weak scripted players per game; JSON on stdout")
     parser.add_argument("games", nargs="*", help=f"games (default: all of {', '.join(CONTRASTS)})")
     parser.add_argument("--max-games", type=int, default=MAX_GAMES, help="games per game type, both arms together")

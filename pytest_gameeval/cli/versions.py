@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import argparse
-
+from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 
 
@@ -20,7 +19,7 @@ def version_lines() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gameeval versions",
         description="Each game's version and its fingerprint (docs/versions.md). After changing a game's rules, "
                     "prompts, "

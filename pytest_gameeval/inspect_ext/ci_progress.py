@@ -117,10 +117,10 @@ def scores_line(game: str, scores: list[EvalScore]) -> str:
     parts = []
     for score in scores:
         m = {name: metric.value for name, metric in score.metrics.items()}
-        if "mean_def" in m:  # defined for some games only: say over how many
+        if "n_defined" in m:  # defined for some games only: say over how many
             defined = m.get("n_defined", 0)
             n = int(defined) if math.isfinite(defined) else 0  # no game defines it: inspect gives NaN
-            parts.append(f"{score.name} {_number(m['mean_def'])} over {n} game{'s' if n != 1 else ''}")
+            parts.append(f"{score.name} {_number(m['mean'])} over {n} game{'s' if n != 1 else ''}")
         elif "low95" in m:
             parts.append(f"{score.name} {_number(m['mean'])} [{_number(m['low95'])}, {_number(m['high95'])}]")
         elif "mean" in m:

@@ -3,12 +3,24 @@ readable explanation, and a headline metric for the log list (`headline_metric`)
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Callable
+from typing import Any, Callable
 
-from inspect_ai._util.registry import RegistryInfo, registry_tag
+from inspect_ai._util.registry import RegistryInfo, registry_add, registry_info, registry_tag
 from inspect_ai.log import HeadlineMetric
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    ScoreReducer,
+    Target,
+    mean_score,
+    score_reducer,
+    scorer,
+    value_to_float,
+)
 from inspect_ai.scorer._metric import metric_register
 from inspect_ai.solver import TaskState
 
@@ -16,19 +28,21 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
 from pytest_gameeval.inspect_ext.solver import RECORD_KEY
 
+_TO_FLOAT = value_to_float()
 FAILURE_KEYS = {"format": "format_errors", "rule": "rule_violations", "degenerate": "degenerate_moves",
                 "chat": "chat_errors", "forfeit": "forfeits", "content_filter": "content_filtered"}
 
 
-def _short_named_metric(name: str, doc: str):
+def _short_named_metric(name: str, doc: str, log_name: str | None = None):
     """Register a metric under a bare name. `@metric` prefixes the package ("pytest_gameeval/...")
     and inspect's tables cut names at about ten characters, which left the two interval bounds
-    reading the same (`pytest_g…`); "low95" and "high95" survive any cut."""
+    reading the same (`pytest_g…`); "low95" and "high95" survive any cut. `log_name`: the name the
+    log gives the metric's values when it differs from the registered one (below)."""
 
     def register(factory: Callable[[], Metric]) -> Callable[[], Metric]:
         def create() -> Metric:
             instance = factory()
-            registry_tag(factory, instance, RegistryInfo(type="metric", name=name))
+            registry_tag(factory, instance, RegistryInfo(type="metric", name=log_name or name))
             return instance
 
         create.__doc__ = doc
@@ -40,14 +54,12 @@ def _short_named_metric(name: str, doc: str):
 def _wilson(scores: list[SampleScore]) -> tuple[float, float]:
     """The 95% interval: Wilson for 0/1 values (a rate), Student t for other values (the headline
     `played_quality`); NaN values (undefined for a game) are left out."""
-    import math
 
     from scipy import stats  # here, not at task load: scipy costs ~0.5 s of every eval's start-up
 
     from pytest_gameeval.metrics.stats import mean as t_interval
 
-    values = [float(s.score.value) for s in scores]  # type: ignore[arg-type]
-    values = [v for v in values if math.isfinite(v)]
+    values = _defined(scores)
     if not values:
         return float("nan"), float("nan")
     if any(v not in (0.0, 1.0) for v in values):
@@ -58,15 +70,18 @@ def _wilson(scores: list[SampleScore]) -> tuple[float, float]:
 
 
 def _defined(scores: list[SampleScore]) -> list[float]:
-    values = [float(s.score.value) for s in scores]  # type: ignore[arg-type]
-    return [v for v in values if not math.isnan(v)]
+    values = [s.score.value for s in scores]
+    return [float(v) for v in values if v is not None and not math.isnan(float(v))]  # type: ignore[arg-type]
 
 
-# Some score keys are undefined (NaN) for some games by definition (Ask-Guess `rounds_st` only for
-# ST games, SpyFall's spy keys only for games with a spy): inspect's mean() gives NaN as soon as one
-# game lacks the key. These average over the games where it is defined and say how many they are;
-# with none, the value stays NaN ("no value"), never a number.
-@_short_named_metric("mean_def", "Mean over the games where the score key is defined (not NaN).")
+# Some score keys are undefined for some games by definition (Ask-Guess `rounds_st` only for ST
+# games, SpyFall's spy keys only for games with a spy): such a key's value is null (JSON has no NaN,
+# and inspect's logs and samples_df must stay valid JSON), which inspect's own mean and stderr would
+# read as 0. These average over the games where a key is defined (n_defined says how many); with
+# none, no value. The log names them "mean" and "stderr", the names evals_df and readers of inspect
+# logs look for (where every game defines a key they equal inspect's own); they are registered as
+# gameeval/mean and gameeval/stderr so that inspect's own metrics are never replaced.
+@_short_named_metric("gameeval/mean", "Mean over the games where the score key is defined (not null).", "mean")
 def mean_def() -> Metric:
     def value(scores: list[SampleScore]) -> float:
         defined = _defined(scores)
@@ -75,7 +90,8 @@ def mean_def() -> Metric:
     return value
 
 
-@_short_named_metric("stderr_def", "Standard error of the mean over the games where the score key is defined.")
+@_short_named_metric("gameeval/stderr", "Standard error of the mean over the games where the score key is defined.",
+                     "stderr")
 def stderr_def() -> Metric:
     def value(scores: list[SampleScore]) -> float:
         from scipy import stats
@@ -84,6 +100,30 @@ def stderr_def() -> Metric:
         return float(stats.sem(defined)) if len(defined) > 1 else float("nan")
 
     return value
+
+
+def _none_as_nan(value: Any) -> float:
+    return float("nan") if value is None else _TO_FLOAT(value)
+
+
+def null_for_undefined(values: dict[str, Any]) -> dict[str, Any]:
+    """A score dict as a log holds it: an undefined value (NaN) is null."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in values.items()}
+
+
+@score_reducer(name="mean_defined")
+def mean_defined() -> ScoreReducer:
+    """Trials (--epochs) of a case averaged key by key over the trials that define the key; null when
+    none does (inspect's mean would read null as 0)."""
+    base = mean_score(value_to_float=_none_as_nan)
+
+    def reduce(scores: list[Score]) -> Score:
+        reduced = base(scores)
+        if isinstance(reduced.value, dict):
+            reduced = reduced.model_copy(update={"value": null_for_undefined(dict(reduced.value))})
+        return reduced
+
+    return reduce
 
 
 @_short_named_metric("n_defined", "How many games the score key is defined (not NaN) for.")
@@ -119,16 +159,14 @@ def score_record(spec: GameSpec, record: GameRecord) -> dict[str, float]:
 
 def _metrics_of(key: str, rates: set[str], spec: GameSpec) -> list[Metric]:
     interval = [low95(), high95()] if key in rates or key == spec.headline else []
-    if key in rates:
-        return [mean(), stderr(), *interval]
-    if key in spec.mean_keys:  # may be undefined for some games: see mean_def
+    if key in spec.mean_keys and key not in rates:  # may be undefined for some games: see mean_def
         return [mean_def(), stderr_def(), n_defined(), *interval]
-    return [mean(), stderr()]  # failure counts: defined for every game
+    return [mean_def(), stderr_def(), *interval]  # defined for every finished game
 
 
 def mean_metric_name(spec: GameSpec, key: str) -> str:
     """The name of the metric holding a score key's mean in an inspect log's results."""
-    return "mean_def" if key in spec.mean_keys and key not in spec.rate_keys else "mean"
+    return "mean"
 
 
 NOT_FINISHED = "not finished (sample limit)"
@@ -151,7 +189,15 @@ def sample_cost() -> float:
     return total
 
 
-def game_scorer(spec: GameSpec) -> Scorer:
+@functools.cache
+def scorer_of(game: str) -> Callable[[], Scorer]:
+    """The game's scorer, registered in inspect's registry as `gameeval_GAME` when first asked for.
+    Each tasks/GAME.py asks for it when it loads, so `inspect score LOG` (which looks the scorer up
+    by name, then loads the log's task file) finds it; a scorer registered only when the task
+    function runs could not be found."""
+    from pytest_gameeval.games.registry import get_spec
+
+    spec = get_spec(game)
     rates = set(spec.rate_keys)
     # the headline first: inspect's summary and the sample's score panel list keys in this order
     keys = [
@@ -165,11 +211,11 @@ def game_scorer(spec: GameSpec) -> Scorer:
     def game_outcome() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
             if RECORD_KEY not in state.metadata:  # a sample limit (--cost-limit, ...) stopped the game mid-way
-                return Score(value={**dict.fromkeys(keys, float("nan")), COST_KEY: sample_cost()},
+                return Score(value=null_for_undefined({**dict.fromkeys(keys, float("nan")), COST_KEY: sample_cost()}),
                              answer=NOT_FINISHED, explanation=STOPPED)
             record = GameRecord.from_dict(state.metadata[RECORD_KEY])
             return Score(
-                value={**score_record(spec, record), COST_KEY: sample_cost()},
+                value=null_for_undefined({**score_record(spec, record), COST_KEY: sample_cost()}),
                 answer=spec.answer(record),
                 explanation=spec.explain(record),
                 metadata={"failures": record.failures, "usage": record.usage, "seed": str(record.seed),
@@ -178,7 +224,25 @@ def game_scorer(spec: GameSpec) -> Scorer:
 
         return score
 
-    return game_outcome()
+    _also_as(game_outcome, f"gameeval_{spec.name}")
+    return game_outcome
+
+
+def _also_as(factory: Callable[[], Scorer], name: str) -> None:
+    """Installed as a package, inspect registers the scorer as `pytest_gameeval/NAME` while the log
+    records `NAME`, the name `inspect score` looks up: register it under that name too."""
+    info = registry_info(factory)
+    if info.name == name:
+        return
+
+    def same(*args: Any, **kwargs: Any) -> Scorer:
+        return factory(*args, **kwargs)
+
+    registry_add(same, RegistryInfo(type="scorer", name=name, metadata=info.metadata))
+
+
+def game_scorer(spec: GameSpec) -> Scorer:
+    return scorer_of(spec.name)()
 
 
 def headline_metric(spec: GameSpec) -> HeadlineMetric:

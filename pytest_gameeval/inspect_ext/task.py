@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import model_roles
 from inspect_ai.model._model import active_model
@@ -17,7 +17,7 @@ from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers its inspect hooks)
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
-from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, score_tag
+from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, mean_defined, score_tag
 from pytest_gameeval.inspect_ext.solver import play_game
 from pytest_gameeval.transport.provider import retry_config
 
@@ -60,6 +60,8 @@ def game_task(game: str, **task_args: Any) -> Task:
         dataset=MemoryDataset(samples, name=game),
         solver=play_game(game, options),
         scorer=game_scorer(spec),
+        # trials (--epochs N) averaged over the trials that define each key (an undefined one is null)
+        epochs=Epochs(1, reducer=mean_defined()),
         headline_metric=headline_metric(spec),
         # inspect view's log list heads its score column only "SCORE": the tag beside it names it
         tags=[score_tag(spec)],

@@ -96,25 +96,46 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pytest.Item]) -> None:
     if not state.settings.model:
+        if not _asked_for_games(state):
+            return  # a quiet guest in the user's suite: no items, one header line (pytest_report_header)
         # Without a model nothing is played, so nothing is loaded: one skipped item per game
         # (listing every case would load every dataset and print hundreds of skips in every
         # run of the user's suite).
         names = [g for g in (state.settings.games or GAMES) if g in GAMES]
         for name in names:
-            item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", placeholder=NO_MODEL_REASON)
+            item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", nodeid=f"gameeval::{name}[all-cases]",
+                                            placeholder=NO_MODEL_REASON)
             item.add_marker(pytest.mark.gameeval)
             item.add_marker(pytest.mark.skip(reason=NO_MODEL_REASON))
             items.append(item)
         return
     for name, reason in state.broken.items():
-        item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", broken=reason)
+        item = GameCaseItem.from_parent(parent, name=f"{name}[all-cases]", nodeid=f"gameeval::{name}[all-cases]",
+                                        broken=reason)
         item.add_marker(pytest.mark.gameeval)
         items.append(item)
     for name, plan in state.plans.items():
         for case in plan.cases:
-            item = GameCaseItem.from_parent(parent, name=case.name, case=case)
+            # the node id given whole: pytest parses a stored id (--lf's cache) as path::name[params],
+            # and an id built from the name alone would never compare equal to it
+            item = GameCaseItem.from_parent(parent, name=case.name, nodeid=f"gameeval::{case.name}", case=case)
             item.add_marker(pytest.mark.gameeval)
             items.append(item)
+
+
+def _asked_for_games(state: GameEvalState) -> bool:
+    """Without a model, game items are listed (skipped) only when the run asks for games:
+    --gameeval-only, or a game item's node id on the command line."""
+    from pytest_gameeval.pytest_plugin.node_ids import CLAIMED
+
+    return bool(option_value(state.config, "gameeval_only") or state.config.stash.get(CLAIMED, []))
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    state = config.stash.get(STATE, None)
+    if state is None or state.settings.model or _asked_for_games(state):
+        return None
+    return "gameeval: no model given, no game cases collected (--gameeval-model=PROVIDER/MODEL plays them)"
 
 
 def state_result(state: GameEvalState, item: GameCaseItem) -> Any:

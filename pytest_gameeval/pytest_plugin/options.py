@@ -325,6 +325,18 @@ def settings_from_config(config: pytest.Config) -> Settings:
     return settings
 
 
+def _value_flags(config: pytest.Config) -> set[str]:
+    """Every --gameeval-* option that takes a value, whichever of our modules registered it
+    (spend.py registers --gameeval-cost-config and --gameeval-budget)."""
+    flags = set()
+    for group in config._parser._groups:
+        for opt in group.options:
+            if opt.attrs().get("action") in ("store_true", "store_false", "count"):
+                continue
+            flags.update(n for n in opt.names() if n.startswith("--gameeval-"))
+    return flags
+
+
 def rootdir_moved(config: pytest.Config) -> str | None:
     """pytest picks its rootdir and ini file before plugins add their options, so the value of a
     two-word option ("--gameeval-baseline /abs/base.json") counts as a test path there: outside the
@@ -333,7 +345,7 @@ def rootdir_moved(config: pytest.Config) -> str | None:
     from _pytest.config.findpaths import determine_setup
 
     args = [str(a) for a in config.invocation_params.args]
-    flags = {flag for flag, _, kind, _, _ in _OPTIONS if kind != "bool"}
+    flags = _value_flags(config)
     split = [(a, args[i + 1]) for i, a in enumerate(args[:-1]) if a in flags]
     if not split:
         return None

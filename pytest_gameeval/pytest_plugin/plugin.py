@@ -22,7 +22,10 @@ pytest_plugins = [
     "pytest_gameeval.pytest_plugin.options",  # --gameeval-* options and ini keys -> Settings
     "pytest_gameeval.pytest_plugin.session",  # configure: inputs checked, journal, progress; unconfigure
     "pytest_gameeval.pytest_plugin.items",  # collection: one item per game case, shards played
+    "pytest_gameeval.pytest_plugin.node_ids",  # game items' node ids on the command line select them
     "pytest_gameeval.pytest_plugin.fixtures",  # gameeval_settings, gameeval_play
+    "pytest_gameeval.pytest_plugin.gate_items",  # each game's gate verdict as a test of its own
     "pytest_gameeval.pytest_plugin.report_writer",  # merge, report, gate, terminal summary
+    "pytest_gameeval.pytest_plugin.timeouts",  # pytest-timeout's --timeout on game items: stop, keep the journal
     "pytest_gameeval.pytest_plugin.spend",  # prices, the estimate, the run's budget, the cost in the summary
 ]  # xdist_hooks: registered by session.pytest_configure when pytest-xdist is installed

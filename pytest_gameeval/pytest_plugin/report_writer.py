@@ -18,6 +18,7 @@ from pytest_gameeval.analysis.game_verdict import gate_failures, no_played_game
 from pytest_gameeval.analysis.verdict_table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
+from pytest_gameeval.pytest_plugin.gate_items import gate_games
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
 from pytest_gameeval.pytest_plugin.journal import clear_journal
 from pytest_gameeval.pytest_plugin.options import option_value
@@ -36,6 +37,7 @@ def _local_payload(state: GameEvalState) -> dict[str, Any]:
         "records": [r.record.to_dict() for r in results if r.record is not None],
         "gates": {g: gate.to_dict() for g, gate in state.runner.gates.items()},
         "not_reused": state.runner.not_reused,  # journalled games of another game, by reason
+        "gate_items": sorted(state.gate_items_ran),  # the games whose verdict item ran here
     }
 
 
@@ -75,8 +77,9 @@ def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
     report_path = report_path_of(state)
     kept = len(load_journal(report_path))
     where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
+    how = f"timed out ({state.timed_out})" if state.timed_out else "interrupted"  # timeouts.py: pytest-timeout
     session.config.get_terminal_writer().line(
-        f"\ngameeval: interrupted: no report written; {kept} finished {'game' if kept == 1 else 'games'} kept in "
+        f"\ngameeval: {how}: no report written; {kept} finished {'game' if kept == 1 else 'games'} kept in "
         f"{where}; run the same command with --gameeval-resume to play only the rest", red=True)
 
 
@@ -161,7 +164,7 @@ def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
 
 
 def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, dict[str, Any]],
-                  ordered: list[dict[str, Any]]) -> dict[str, Any] | None:
+                  ordered: list[dict[str, Any]], judged: set[str]) -> dict[str, Any] | None:
     """The report's `gate` section: every gated game's entry, what could not be gated and why, and
     the session's pass/fail (game_verdict.gate_failures decides it)."""
     if state.baseline is None:
@@ -173,11 +176,13 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     data_errors = sorted(g for g in games if games[g].get("data_error"))
     # a baseline game this run selected but never reached the gate with (its items failed
     # before play, or none was played): "missing", which fails, never "passed"
-    for name in sorted(set(state.plans) & set(baseline["games"]) - set(gates) - set(data_errors)):
+    # a game whose gate item did not run (-k, -m, node ids left it out): not judged, neither missing nor failed
+    not_selected = sorted(set(gate_games(state)) - judged - set(data_errors))
+    for name in sorted(set(state.plans) & set(baseline["games"]) & judged - set(gates) - set(data_errors)):
         why = no_played_game([c for c in ordered if c["game"] == name])
         if name in state.gated_games() and why:
             gates[name] = missing_game(name, len(state.plans[name].cases), settings.gate, why)
-    missing = sorted(g for g in games if g not in baseline["games"] and g not in data_errors)
+    missing = sorted(g for g in games if g not in baseline["games"] and g not in data_errors and g in judged)
     # who played the other seats is known only from the records: a gate against other opponents is no gate
     compared = [g for g in games if g not in missing and g not in data_errors and g in baseline["games"]]
     opponents_differ = [r for r in incomparable(baseline, {"games": games}, games=compared)
@@ -196,8 +201,10 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
         "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
         "looks": settings.gate.looks,
         "games": gates,
-        "not_gated": sorted(g for g in games if g not in gates and g not in missing and g not in data_errors),
+        "not_gated": sorted(g for g in games if g not in gates and g not in missing and g not in data_errors
+                            and g not in not_selected),
         "data_errors": data_errors,
+        "not_selected": not_selected,
     }
     summary["verdict"] = "fail" if gate_failures(summary) else "pass"
     return summary
@@ -273,7 +280,7 @@ WORKER_CRASHED = "its xdist worker crashed while the game was in flight: not pla
 def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
     """Merge the processes' cases (and the games a crashed worker journalled), write the records
     and the report atomically, apply the gate; the journal goes once the report holds its games."""
-    from pytest_gameeval.analysis.report import write_json_atomic, write_jsonl_atomic  # lazy: scipy
+    from pytest_gameeval.analysis.report import write_jsonl_atomic  # lazy: scipy
 
     reported = {c["id"] for p in payloads for c in p["cases"]}
     for p in payloads:
@@ -281,20 +288,26 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
             state.not_reused[why] = state.not_reused.get(why, 0) + n
     payloads = [*payloads, _journalled_payload(state, reported)]
     cases, records, gates = _merged(payloads)
+    # a game whose gate item was left out (-k, -m, node ids) is not judged: no item would show it
+    judged = set().union(*(p.get("gate_items", []) for p in payloads))
+    gates = {g: v for g, v in gates.items() if g in judged}
     ordered = sorted(cases.values(), key=lambda c: (c["game"], c["index"]))
     games = _game_entries(state, ordered, records)
-    gate_summary = _gate_summary(state, games, gates, ordered)
+    gate_summary = _gate_summary(state, games, gates, ordered, judged)
     report_path = report_path_of(state)
     report = _report(state, games, ordered, gate_summary, report_path)
     from pytest_gameeval.pytest_plugin.spend import add_spend  # the cost, gate savings and budget (issue 46)
 
     add_spend(state, report)
     from pytest_gameeval.analysis.report import records_seal
+    from pytest_gameeval.analysis.report_measures import attach_verdicts
+    from pytest_gameeval.analysis.report_schema import write_report  # checked against the shipped JSON Schema
 
+    attach_verdicts(report)  # each game's entry carries its gate verdict
     records_path = report_path.with_suffix(".records.jsonl")
     write_jsonl_atomic(records_path, [records[k] for k in sorted(records)])
     report["run"].update(records_seal(records_path))  # the pair is one unit: readers check the seal
-    write_json_atomic(report_path, report)
+    write_report(report_path, report)
     clear_journal(report_path, keep={c["id"] for c in ordered if c["status"] == "played"})
     state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
     _write_markdown_summary(state)

@@ -299,6 +299,13 @@ class CaseResult:
         return e
 
 
+def _quiet_interrupt(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """An interrupted run (Ctrl-C, SIGTERM, --timeout) already said so in one line: the task the
+    interrupt hit is not logged again with its traceback when it is collected."""
+    if not isinstance(context.get("exception"), KeyboardInterrupt):
+        loop.default_exception_handler(context)
+
+
 class Runner:
     """Plays shards on one long-lived event loop (models keep their clients across shards)."""
 
@@ -323,11 +330,15 @@ class Runner:
     def run(self, coro: Any) -> Any:
         if self._loop is None:
             self._loop = asyncio.Runner()
+            self._loop.get_loop().set_exception_handler(_quiet_interrupt)
         return self._loop.run(coro)
 
     def close(self) -> None:
         if self._loop is not None:
-            self._loop.close()
+            try:
+                self._loop.close()
+            except KeyboardInterrupt:  # a task an interrupt (Ctrl-C, SIGTERM, --timeout) hit re-raises it as
+                pass  # it is cancelled; the session has ended as interrupted already (exit 2)
             self._loop = None
 
     def _resumed(self, case: Case) -> CaseResult | None:

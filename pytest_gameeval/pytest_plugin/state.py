@@ -31,6 +31,8 @@ class GameEvalState:
         self.gate_metrics: dict[str, list[Any]] = {}  # game -> its gate.GateMetric list (runner.gate_metrics), at start
         self._runner: Any = None
         self.ran: dict[str, Any] = {}  # cases whose items ran in this process
+        self.timed_out: str | None = None  # which game item ran past pytest-timeout's --timeout (timeouts.py)
+        self.gate_items_ran: set[str] = set()  # games whose gate item ran in this process (gate_items)
         self.merged: list[dict[str, Any]] = []  # from xdist workers: {"cases", "records", "gates"}
         self.shards: dict[str, str] | None = None
         self.report: dict[str, Any] | None = None

@@ -53,6 +53,6 @@ def test_each_games_cost_is_a_score_and_the_progress_lines_add_it_up(base_url, t
     log = read_eval_log(list_eval_logs(str(tmp_path / "logs"))[0])
     costs = [next(iter(s.scores.values())).value["cost_usd"] for s in log.samples]
     assert costs == [pytest.approx(s.model_usage["openai/gpt-4o-mini"].total_cost) for s in log.samples]
-    cost = next(s for s in log.results.scores if s.name == "cost_usd").metrics["mean_def"].value
+    cost = next(s for s in log.results.scores if s.name == "cost_usd").metrics["mean"].value
     assert cost == pytest.approx(sum(costs) / 2)
     assert f"gameeval final: askguess cost ${sum(costs):.4f} over 2 priced games" in run.stderr

@@ -161,7 +161,7 @@ def test_every_task_has_a_headline_score_and_named_interval_bounds(tmp_path):
     for log in logs:
         spec = get_spec(log.eval.task)
         assert log.status == "success", log.error
-        mean = mean_metric_name(spec, spec.headline)  # "mean_def" for a key some games leave undefined
+        mean = mean_metric_name(spec, spec.headline)  # "mean": over the games that define the key
         assert log.results.headline.score == spec.headline and log.results.headline.metric == mean
         assert f"score: {mean} {spec.headline}" in log.eval.tags  # the log list's tag naming the SCORE column
         # the headline leads inspect's summary (after the scorer's own entry) and each sample's score panel

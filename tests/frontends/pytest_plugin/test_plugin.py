@@ -40,10 +40,21 @@ def cases_without_timing(report: dict) -> dict:
     return out
 
 
-def test_without_a_model_game_cases_are_skipped_and_the_suite_runs(pytester):
+def test_without_a_model_a_plain_run_is_a_quiet_guest(pytester):
+    """The user's own suite with the plugin installed: their tests, one header line, no game items."""
     pytester.makepyfile("def test_user_code():\n    assert 1 + 1 == 2\n")
-    result = pytester.runpytest_inprocess("-rs", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, skipped=len(GAMES))
+    result = pytester.runpytest_subprocess("-rs", "-p", "no:cacheprovider", "--junitxml=junit.xml")
+    result.assert_outcomes(passed=1)
+    out = result.stdout.str()
+    assert [line for line in out.splitlines() if "gameeval" in line and not line.startswith("plugins:")] == [
+        "gameeval: no model given, no game cases collected (--gameeval-model=PROVIDER/MODEL plays them)"], out
+    assert "gameeval" not in (pytester.path / "junit.xml").read_text()
+    assert not (pytester.path / "reports").exists()
+
+
+def test_without_a_model_gameeval_only_lists_each_game_skipped(pytester):
+    result = pytester.runpytest_inprocess("-rs", "-p", "no:cacheprovider", "--gameeval-only")
+    result.assert_outcomes(skipped=len(GAMES))
     result.stdout.fnmatch_lines(["*no model to evaluate (give --gameeval-model=*"])
     assert not (pytester.path / "reports").exists()
 
@@ -203,7 +214,8 @@ def test_a_planted_regression_fails_the_gate_early_and_names_the_metric(pytester
     result.stdout.re_match_lines([rf"\s+askguess\.played_quality .* {decided_at}\s+paired\s+worse$"])
     not_played = [c for c in report["cases"] if c["status"] == "not played"]
     assert len(not_played) == int(N_CASES) - gate["games_used"]
-    result.assert_outcomes(passed=gate["games_used"], skipped=len(not_played))  # losing games is data, not failure
+    # losing games is data, not failure; the gate's verdict is the one failed test (gameeval::askguess[gate])
+    result.assert_outcomes(passed=gate["games_used"], skipped=len(not_played), failed=1)
 
 
 def test_a_noise_level_difference_passes_the_gate(pytester):
