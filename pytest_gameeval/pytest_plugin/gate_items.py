@@ -34,6 +34,7 @@ class GameGateItem(pytest.Item):
         state.gate_items_ran.add(self.game)
         entry = game_gate_entry(state, self.game, self.session)
         summary = one_game_summary(state, self.game, entry)
+        _as_the_session_judges(state, self.game, summary)
         from pytest_gameeval.analysis.game_verdict import gate_failures  # light: no scipy
         from pytest_gameeval.analysis.verdict_table import gate_lines
 
@@ -120,3 +121,22 @@ def one_game_summary(state: GameEvalState, game: str, entry: dict[str, Any] | No
         "games": {game: entry} if entry is not None else {},
         "not_gated": [], "data_errors": [], "opponents_differ": [],
     }
+
+
+def _as_the_session_judges(state: GameEvalState, game: str, summary: dict[str, Any]) -> None:
+    """What else fails this game in the session's gate (report_writer._gate_summary and
+    spend.budget_verdicts), so the item never passes a game the session's verdict fails: other
+    opponents than the baseline's, and an undecided game whose cases the budget did not start."""
+    from pytest_gameeval.analysis.report import incomparable
+    from pytest_gameeval.pytest_plugin.report_writer import _game_entries, _local_payload, _merged
+    from pytest_gameeval.pytest_plugin.spend import SPEND, budget_verdicts
+
+    cases, records, _ = _merged([_local_payload(state)])
+    ordered = sorted((c for c in cases.values() if c["game"] == game), key=lambda c: c["index"])
+    if not ordered or state.baseline is None or game not in state.baseline["games"]:
+        return
+    games = _game_entries(state, ordered, {k: r for k, r in records.items() if r["game"] == game})
+    summary["opponents_differ"] = [r for r in incomparable(state.baseline, {"games": games}, games=[game])
+                                   if "different opponents" in r]
+    if state.config.stash.get(SPEND, None) is not None and summary["games"]:
+        budget_verdicts({"gate": summary, "cases": ordered})

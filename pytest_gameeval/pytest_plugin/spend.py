@@ -155,7 +155,7 @@ def add_spend(state: GameEvalState, report: dict[str, Any]) -> None:
     run = price_report(report, spend.table)
     if report.get("gate"):
         run["gate_saved"] = gate_savings(report)
-        _budget_verdicts(report)
+        budget_verdicts(report)
         report["gate"]["verdict"] = "fail" if gate_failures(report["gate"]) else "pass"
     refused = sum(str(c.get("reason", "")).startswith("budget") for c in report["cases"])
     budget = spend.ledger.budget
@@ -176,7 +176,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def _budget_verdicts(report: dict[str, Any]) -> None:
+def budget_verdicts(report: dict[str, Any]) -> None:
     """A gated game with games the budget did not start and no decided verdict fails: those games
     might have decided it (the gate never passes on games it did not play)."""
     from pytest_gameeval.analysis.game_verdict import BETTER, SAME, WORSE

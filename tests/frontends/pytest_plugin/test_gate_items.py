@@ -111,3 +111,14 @@ def test_an_unknown_game_node_id_is_one_usage_line(project):
     assert done.returncode == 4
     assert "ERROR: gameeval: no game item gameeval::spyfall[no-such-case] in this run" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_the_gate_item_fails_a_game_the_session_fails_for_other_opponents(project):
+    """One verdict per game: other opponents than the baseline's fail the session's gate, and the
+    game's gate item with it (it passed before: the item judged only the sequential test)."""
+    result = run(project, *ONE, "-p", "no:cacheprovider", "--gameeval-model=gameeval/scripted/oracle",
+                 "--gameeval-baseline=base1.json", "--gameeval-role=answerer=gameeval/scripted/oracle",
+                 "--gameeval-report=opp.json")
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "FAILED gameeval::askguess[gate]" in result.stdout
+    assert "gameeval gate FAILED" in result.stdout
