@@ -118,7 +118,8 @@ def kill_and_rerun_plugin(workdir: Path, limit: int = 8, kill_after: float = 10.
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     left = sorted(str(p.relative_to(workdir)) for p in workdir.rglob("*")
-                  if p.is_file() and cache not in p.parents and ".journal-" not in p.name)  # the journal is by design
+                  if p.is_file() and cache not in p.parents and ".journal-" not in p.name
+                  and not p.name.endswith(".json.lock"))  # the journal and the dead run's lock are by design
     cached = {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
     rerun = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=600)
     report = json.loads((workdir / "out" / "report.json").read_text())
