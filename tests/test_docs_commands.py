@@ -33,7 +33,7 @@ DOCS = ["README.md", "docs/running-evaluations.md", "docs/pytest-plugin.md", "do
         "docs/embedded-model.md", "docs/local-models.md", "docs/compare.md", "docs/versions.md", "docs/shards.md",
         "docs/adding-a-game.md", "docs/live-apis.md", "docs/report-schema.md"]
 ALL_SLOW = ("docs/embedded-model.md", "docs/local-models.md")  # every block needs the embedded model or a server
-CLONE_TOP = ("tasks", "tests", "pyproject.toml")
+CLONE_TOP = ("tasks", "tests", "benchmarks", "pyproject.toml")  # the fault server imports benchmarks/
 SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")
 THIS_SUITE = 'pytest -m "not slow"'
 SERVERS = ("inspect view", "gameeval serve-local")

@@ -237,6 +237,6 @@ def test_bias_report_command_on_record_files(tmp_path, capsys):
         bias_report.main([str(tmp_path / "plain.jsonl")])
     assert bias_report.main([str(tmp_path / "plain.jsonl"), "--any-game"]) == 0
     (tmp_path / "bad.jsonl").write_text('{"game": "spygame"}\n')
-    with pytest.raises(GameEvalError, match="not a file of game records"):
+    with pytest.raises(GameEvalError, match=r"bad.jsonl:1: not a game record"):
         bias_report.main([str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "never.json")])
     assert not (tmp_path / "never.json").exists()
