@@ -247,8 +247,8 @@ def made(tmp_path_factory, loopback):
     return project
 
 
-@pytest.mark.parametrize("value", [1e308, "0.5", *(pytest.param(v, marks=pytest.mark.slow)
-                                                  for v in (float("inf"), float("nan"), -0.1, 1.5, True))])
+@pytest.mark.parametrize("value", [1e308, *(pytest.param(v, marks=pytest.mark.slow)
+                                            for v in ("0.5", float("inf"), float("nan"), -0.1, 1.5, True))])
 def test_an_out_of_range_or_non_finite_baseline_value_is_refused_in_one_line(made, loopback, cli, value):
     report = json.loads((made / "out" / "r.json").read_text())
     report["cases"][2]["scores"]["played_quality"] = value

@@ -11,6 +11,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.analysis._dataframe.evals.extract import eval_log_headline_stderr, eval_log_headline_value
 from inspect_ai.log import read_eval_log
@@ -69,6 +70,7 @@ def test_the_task_docstrings_say_who_plays_an_unbound_seat():
             assert "the evaluated model plays it (" not in doc and "reference" in doc, game
 
 
+@pytest.mark.slow  # .ci/run runs it
 def test_inspect_score_finds_the_scorer_of_a_task_run_by_its_registered_name(tmp_path):
     """`inspect eval gameeval/askguess` has no task file: the entry point registers the scorer's name."""
     (log,) = inspect_eval("gameeval/askguess", model="gameeval/scripted/random", limit=2,

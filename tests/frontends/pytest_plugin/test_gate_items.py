@@ -70,6 +70,7 @@ def test_last_failed_replays_only_the_failed_gate(failed_gate):
     assert "1 failed, 8 deselected" in again.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow  # .ci/run runs it
 def test_a_pasted_case_id_plays_that_case_alone(project):
     done = run(project, *TWO, "gameeval::spyfall[ipad-iphone-fwd-t0]")
     assert done.returncode == 0, done.stdout[-3000:]
@@ -113,6 +114,7 @@ def test_an_unknown_game_node_id_is_one_usage_line(project):
     assert "Traceback" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow  # .ci/run runs it
 def test_the_gate_item_fails_a_game_the_session_fails_for_other_opponents(project):
     """One verdict per game: other opponents than the baseline's fail the session's gate, and the
     game's gate item with it (it passed before: the item judged only the sequential test)."""

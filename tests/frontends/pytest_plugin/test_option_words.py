@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PRICES = "gameeval/scripted: {input: 0, output: 0, input_cache_write: 0, input_cache_read: 0}\n"
 
 
@@ -27,6 +29,7 @@ def project(tmp_path: Path) -> Path:
     return proj
 
 
+@pytest.mark.slow  # .ci/run runs it
 def test_two_word_options_work_inside_the_project(tmp_path):
     proj = project(tmp_path)
     done = run(proj, "--gameeval-model", "gameeval/scripted", "--gameeval-games", "askguess",
