@@ -55,13 +55,6 @@ class GameGateItem(pytest.Item):
         return self.path, 0, f"{self.game} regression gate"
 
 
-def gate_games(state: GameEvalState) -> list[str]:
-    """The games that get a gate item: those the gate judges, and those missing from the baseline."""
-    if state.baseline is None:
-        return []
-    return sorted(g for g in state.plans if g in state.gated_games() or g not in state.baseline["games"])
-
-
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """After items.py's game cases (its hook is tryfirst), before -k/-m deselect (pytest's own hook
     is registered earlier, so it runs later): each gate item after its game's cases."""
@@ -77,7 +70,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def add_gate_items(state: GameEvalState, parent: pytest.Collector, items: list[pytest.Item]) -> None:
-    for game in gate_games(state):
+    for game in state.gate_item_games():
         item = GameGateItem.from_parent(parent, name=f"{game}[{GATE}]", nodeid=f"gameeval::{game}[{GATE}]", game=game)
         item.add_marker(pytest.mark.gameeval)
         items.append(item)
@@ -128,14 +121,14 @@ def _as_the_session_judges(state: GameEvalState, game: str, summary: dict[str, A
     spend.budget_verdicts), so the item never passes a game the session's verdict fails: other
     opponents than the baseline's, and an undecided game whose cases the budget did not start."""
     from pytest_gameeval.analysis.report import incomparable
-    from pytest_gameeval.pytest_plugin.report_writer import _game_entries, _local_payload, _merged
+    from pytest_gameeval.pytest_plugin.report_writer import local_game_entry
     from pytest_gameeval.pytest_plugin.spend import SPEND, budget_verdicts
 
-    cases, records, _ = _merged([_local_payload(state)])
-    ordered = sorted((c for c in cases.values() if c["game"] == game), key=lambda c: c["index"])
-    if not ordered or state.baseline is None or game not in state.baseline["games"]:
+    if state.baseline is None or game not in state.baseline["games"]:
         return
-    games = _game_entries(state, ordered, {k: r for k, r in records.items() if r["game"] == game})
+    ordered, games = local_game_entry(state, game)
+    if not ordered:
+        return
     summary["opponents_differ"] = [r for r in incomparable(state.baseline, {"games": games}, games=[game])
                                    if "different opponents" in r]
     if state.config.stash.get(SPEND, None) is not None and summary["games"]:

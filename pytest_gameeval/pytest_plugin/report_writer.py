@@ -18,7 +18,6 @@ from pytest_gameeval.analysis.game_verdict import gate_failures, no_played_game
 from pytest_gameeval.analysis.verdict_table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.pytest_plugin.gate_items import gate_games
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
 from pytest_gameeval.pytest_plugin.journal import clear_journal
 from pytest_gameeval.pytest_plugin.options import option_value
@@ -142,6 +141,16 @@ def _merged(payloads: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, A
     return cases, records, gates
 
 
+def local_game_entry(state: GameEvalState, game: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One game's cases played in this process, in order, and its report entry as the session's
+    report will hold it (a gate item judges its game by it)."""
+    cases, records, _ = _merged([_local_payload(state)])
+    ordered = sorted((c for c in cases.values() if c["game"] == game), key=lambda c: c["index"])
+    if not ordered:
+        return [], {}
+    return ordered, _game_entries(state, ordered, {k: r for k, r in records.items() if r["game"] == game})
+
+
 def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
                   records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The report's `games`: every game played, and every game whose data could not be read."""
@@ -177,7 +186,7 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     # a baseline game this run selected but never reached the gate with (its items failed
     # before play, or none was played): "missing", which fails, never "passed"
     # a game whose gate item did not run (-k, -m, node ids left it out): not judged, neither missing nor failed
-    not_selected = sorted(set(gate_games(state)) - judged - set(data_errors))
+    not_selected = sorted(set(state.gate_item_games()) - judged - set(data_errors))
     for name in sorted(set(state.plans) & set(baseline["games"]) & judged - set(gates) - set(data_errors)):
         why = no_played_game([c for c in ordered if c["game"] == name])
         if name in state.gated_games() and why:

@@ -93,6 +93,13 @@ class GameEvalState:
             return set()
         return {name for name in self.plans if name in self.baseline["games"] and self.gate_metrics.get(name)}
 
+    def gate_item_games(self) -> list[str]:
+        """The games that get a gate item (gate_items.py): those the gate judges, and those missing
+        from the baseline."""
+        if self.baseline is None:
+            return []
+        return sorted(g for g in self.plans if g in self.gated_games() or g not in self.baseline["games"])
+
 
 STATE = pytest.StashKey[GameEvalState]()
 
