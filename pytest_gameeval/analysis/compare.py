@@ -13,7 +13,7 @@ interval and p, both outcome breakdowns and the verdict. Output: compare.json, c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from pytest_gameeval.analysis.game_verdict import decide, no_played_game
 from pytest_gameeval.analysis.verdict import judge
@@ -26,8 +26,11 @@ RECORD_KEY = "gameeval_record"  # as inspect_ext/solver.py writes it
 
 
 def build_tasks(
-    games: Sequence[str], models: dict[str, str], task_args: dict[str, Any], roles: dict[str, str]
+    games: Sequence[str], models: dict[str, str], task_args: dict[str, Any], roles: dict[str, str],
+    solver_of: Callable[[Any, str, str], Any] | None = None,
 ) -> list[Any]:
+    """Each game's task for each side; `solver_of(task, game, side)`, when given, is the solver to
+    play it with (the budget's, cli/compare_budget.py)."""
     from inspect_ai import task_with
 
     import gameeval.tasks as registered
@@ -57,6 +60,7 @@ def build_tasks(
                     model=_model(models[side]),
                     model_roles={r: _model(m) for r, m in game_roles.items()},
                     metadata=metadata,
+                    **({"solver": solver_of(task, game, side)} if solver_of else {}),
                 )
             )
     return tasks
@@ -95,6 +99,7 @@ def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str,
 
     from pytest_gameeval.analysis.report import UNKNOWN_VERSION
     from pytest_gameeval.engine.record import GameRecord
+    from pytest_gameeval.inspect_ext.solver import NOT_STARTED_KEY
 
     cases: dict[tuple[str, str], list[dict[str, Any]]] = {}
     models: dict[tuple[str, str], str] = {}
@@ -112,6 +117,10 @@ def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str,
         for sample in read_eval_log(info).samples or []:
             case = f"{sample.id}#{sample.epoch}"
             data = (sample.metadata or {}).get(RECORD_KEY)
+            refused = (sample.metadata or {}).get(NOT_STARTED_KEY)
+            if data is None and refused:  # the budget did not start it, on either side (cli/compare_budget.py)
+                entries.append({"id": case, "game": game, "case": case, "status": "not played", "reason": refused})
+                continue
             if data is None:  # the sample failed before its game had a record: a harness error
                 entries.append({"id": case, "game": game, "case": case, "status": "error"})
                 continue

@@ -68,8 +68,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="price table (inspect's --model-cost-config format): each side's cost in compare.json "
                              "and the last lines")
     parser.add_argument("--budget", type=float, default=None, metavar="USD",
-                        help="play only as many cases per game as both sides' estimated cost (each game's 90th "
-                             "percentile) fits in; needs --cost-config")
+                        help="start a case (on both sides) only while the spend so far, the cases running and its "
+                             "estimated cost on both sides (the game's 90th percentile) stay within USD; the others "
+                             "are not played by either side; needs --cost-config")
     parser.add_argument(
         "--allow-version-change",
         action="store_true",
@@ -99,14 +100,19 @@ def main(argv: list[str]) -> int:
     metrics = gate_metric_option(args.metric)
     task_args = dict(key_value_pairs(args.task_args, "-T", allow_empty_value=True))
     roles = dict(key_value_pairs(args.role, "--role", allow_empty_value=True))
-    from pytest_gameeval.cli.compare_spend import budget_limit, cost_lines, prices
+    from pytest_gameeval.cli.compare_budget import admitted, budgeted
+    from pytest_gameeval.cli.compare_budget import lines as budget_lines
+    from pytest_gameeval.cli.compare_spend import check_budget, cost_lines, pair_budget, prices
 
     table = prices(args)
+    budget = None
     if not args.analyze_only:
-        limit = budget_limit(args, games, names, task_args, roles, table)
-        tasks = build_tasks(games, names, task_args, roles)
+        check_budget(args, games, names, task_args, roles, table)
+        budget = pair_budget(args, out, games, names, task_args, roles, table)
+        tasks = build_tasks(games, names, task_args, roles, solver_of=budgeted if budget else None)
         retries = {"max_retries": args.max_retries, "timeout": args.timeout, "attempt_timeout": args.attempt_timeout}
-        play(tasks, log_dir, limit=limit, epochs=args.epochs, display=args.display, **retries)
+        with admitted(budget):
+            play(tasks, log_dir, limit=args.limit, epochs=args.epochs, display=args.display, **retries)
     cases, played_by, log_versions = cases_from_logs(log_dir)
     versions = check_versions(games, log_versions, log_dir, allow=args.allow_version_change)
     result = analyze(games, cases, names, alpha=args.alpha, tolerance=args.tolerance, metrics=metrics)
@@ -117,6 +123,9 @@ def main(argv: list[str]) -> int:
     result["version_changes"] = changed
     result["logs"] = str(log_dir)
     spend = cost_lines(result, cases, table, names)  # each side's cost (issue 46), in compare.json too
+    if budget is not None:  # the cases the budget did not start (on either side), in compare.json too
+        result["budget"] = budget.summary()
+        spend += budget_lines(result["budget"], sum(len(c) for (_, side), c in cases.items() if side == "A"))
     text = _write(out, result, a, b, alpha=args.alpha, tolerance=args.tolerance)
     print(text)
     for line in spend:

@@ -1,11 +1,12 @@
 """`gameeval compare --cost-config FILE [--budget USD]`: each side's cost after the run, and a budget
-kept before it. compare plays through inspect's eval_set, which starts every case at once, so its
-budget is kept by planning: it plays as many cases per game as both sides' estimated cost (each
-game's 90th percentile, analysis/estimate.py) fits in, the same cases for both sides, and says so."""
+kept while it plays. compare plays through inspect's eval_set, which starts every case at once: each
+case asks the budget before its game starts, on both sides at once (cli/compare_budget.py), with
+both sides' estimated cost of it (the game's 90th percentile, analysis/estimate.py)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from pytest_gameeval.analysis.cost import PriceTable, cost_line, load_prices, usd
@@ -47,27 +48,46 @@ def _per_case(games: Sequence[str], names: Mapping[str, str], task_args: Mapping
     return out
 
 
-def budget_limit(args: argparse.Namespace, games: Sequence[str], names: Mapping[str, str],
-                 task_args: Mapping[str, str], roles: Mapping[str, str], table: PriceTable | None) -> int | None:
-    """The --limit to play with: the user's, or fewer cases per game when the budget needs it."""
+def check_budget(args: argparse.Namespace, games: Sequence[str], names: Mapping[str, str],
+                 task_args: Mapping[str, str], roles: Mapping[str, str], table: PriceTable | None) -> None:
+    """Before play: the whole plan's estimated cost beside the budget, and one error line when not
+    even one case would fit. The budget itself is kept case by case (cli/compare_budget.py):
+    the estimate's 90th percentile is pessimistic, so cutting the plan by it would play fewer cases
+    than the budget pays for."""
     if args.budget is None or table is None:
-        return args.limit
+        return
     plan = _per_case(games, names, task_args, roles, args.limit, args.epochs, table)
     most = max(rows for rows, _ in plan)
 
     def cost(limit: int) -> float:
         return sum(min(limit, rows) * each for rows, each in plan)
 
-    fits = max((n for n in range(0, most + 1) if cost(n) <= args.budget), default=0)
-    if fits >= most:
-        print(f"budget {usd(args.budget)}: the whole plan fits (estimated at most {usd(cost(most))})")
-        return args.limit
-    if fits < 2:
-        raise GameEvalError(f"--budget {usd(args.budget)}: not even 2 cases per game fit (2 cost about "
-                            f"{usd(cost(2))} at the estimate's 90th percentile)")
-    print(f"budget {usd(args.budget)}: playing {fits} of {most} cases per game (estimated at most {usd(cost(fits))}; "
-          f"the cases left out are not played by either side)")
-    return fits
+    first = max(each for _, each in plan)  # a case is reserved before it starts: the dearest must fit alone
+    if first > args.budget:
+        raise GameEvalError(f"--budget {usd(args.budget)}: not even one case fits (one costs about {usd(first)} "
+                            f"on both sides at the estimate's 90th percentile)")
+    fits = "fits in it" if cost(most) <= args.budget else "does not all fit"
+    print(f"budget {usd(args.budget)}: the plan of {most} cases per game, estimated at most {usd(cost(most))}, {fits}; "
+          f"a case starts on both sides only while the spend so far, the cases running and its estimate stay "
+          f"within the budget, else neither side plays it")
+
+
+def pair_budget(args: argparse.Namespace, out: Path, games: Sequence[str], names: Mapping[str, str],
+                task_args: Mapping[str, str], roles: Mapping[str, str], table: PriceTable | None) -> Any:
+    """The budget that refuses cases one by one (cli/compare_budget.py), or None without --budget:
+    each game's expected cost of one case on both sides, and what the logs already hold is spent."""
+    if args.budget is None or table is None:
+        return None
+    from pytest_gameeval.analysis.compare import cases_from_logs
+    from pytest_gameeval.cli.compare_budget import PairBudget
+
+    pair_cost = {game: each for game, (_, each) in
+                 zip(games, _per_case(games, names, task_args, roles, args.limit, None, table))}
+    earlier = 0.0
+    if (out / "logs").is_dir():  # a resumed run: its finished games were paid for
+        logged = sides_cost(cases_from_logs(out / "logs")[0], table)
+        earlier = sum(logged[side]["usd"] or 0.0 for side in ("A", "B"))
+    return PairBudget(out, args.budget, table, pair_cost, earlier)
 
 
 def cost_lines(result: dict[str, Any], cases: Any, table: PriceTable | None, names: Mapping[str, str]) -> list[str]:

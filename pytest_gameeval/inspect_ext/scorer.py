@@ -26,7 +26,7 @@ from inspect_ai.solver import TaskState
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
-from pytest_gameeval.inspect_ext.solver import RECORD_KEY
+from pytest_gameeval.inspect_ext.solver import NOT_STARTED_KEY, RECORD_KEY
 
 _TO_FLOAT = value_to_float()
 FAILURE_KEYS = {"format": "format_errors", "rule": "rule_violations", "degenerate": "degenerate_moves",
@@ -210,9 +210,9 @@ def scorer_of(game: str) -> Callable[[], Scorer]:
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
     def game_outcome() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
-            if RECORD_KEY not in state.metadata:  # a sample limit (--cost-limit, ...) stopped the game mid-way
+            if RECORD_KEY not in state.metadata:  # a sample limit (--cost-limit, ...) or a budget stopped the game
                 return Score(value=null_for_undefined({**dict.fromkeys(keys, float("nan")), COST_KEY: sample_cost()}),
-                             answer=NOT_FINISHED, explanation=STOPPED)
+                             answer=NOT_FINISHED, explanation=state.metadata.get(NOT_STARTED_KEY, STOPPED))
             record = GameRecord.from_dict(state.metadata[RECORD_KEY])
             return Score(
                 value=null_for_undefined({**score_record(spec, record), COST_KEY: sample_cost()}),

@@ -24,6 +24,8 @@ from pytest_gameeval.players.model import to_inspect
 from pytest_gameeval.transport import heap
 
 RECORD_KEY = "gameeval_record"
+# why a sample's game was not started (gameeval compare --budget): it has no record and no outcome
+NOT_STARTED_KEY = "gameeval_not_started"
 
 
 def bound_model(role: str) -> Model | None:

@@ -185,6 +185,10 @@ class Spend:
     def settle(self, case: Any, record: Any) -> None:
         self._write(self.ledger.settle, case.name, None if record is None else record_cost(record, self.table))
 
+    def settle_cost(self, name: str, cost: float | None) -> None:
+        """A game (or gameeval compare's pair of games) ended at this cost (None: not known)."""
+        self._write(self.ledger.settle, name, cost)
+
     def reused(self, case: Any, record: Any) -> None:
         """A game the journal gave back: its cost is spent, as when it was played."""
         self._write(self.ledger.add_done, case.name, case.game, record_cost(record, self.table) or 0.0)

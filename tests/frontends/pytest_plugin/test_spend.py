@@ -11,9 +11,9 @@ import contextlib
 import io
 import json
 import os
-import re
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -178,24 +178,35 @@ def test_report_diff_gives_both_runs_cost(priced, capsys):
     assert f"- askguess: old {money(cost / 8)} a game" in out
 
 
-def test_gameeval_compare_gives_each_sides_cost_and_keeps_a_budget(tmp_path):
-    """compare plays through inspect's eval_set (every case at once): its budget plans the cases."""
-    price = "{input: 100, output: 400, input_cache_write: 0, input_cache_read: 50}"
-    (tmp_path / "p.yaml").write_text(f"gameeval/scripted/random: {price}\ngameeval/scripted/oracle: {price}\n")
-    run = subprocess.run(
-        ["gameeval", "compare", "gameeval/scripted/random", "gameeval/scripted/oracle", "--games", "askguess",
-         "--limit", "8", "-T", "max_rounds=5", "--cost-config", "p.yaml", "--budget", "1", "--out", "cmp",
-         "--display", "none"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "GAMEEVAL_PROGRESS_SECONDS": "0", "PATH": f"{Path(sys.executable).parent}:"
-             + os.environ.get("PATH", "")})
-    planned = re.search(r"budget \$1.00: playing (\d) of 8 cases per game", run.stdout)
-    assert planned, run.stdout[-2000:] + run.stderr[-2000:]
+def test_gameeval_compare_refuses_cases_one_by_one_on_both_sides_within_the_budget(tmp_path):
+    """compare plays through inspect's eval_set (every case at once): each case asks the budget
+    before it starts, for both sides at once, so a refused case is played by neither side, and the
+    loopback server's bill (prompt caching billed as OpenAI does) stays within the budget."""
+    models = ("openai-api/loopback/cmp-a", "openai-api/loopback/cmp-b")
+    prices = tmp_path / "p.yaml"
+    prices.write_text("".join(f"{m}: {{input: 10, output: 40, input_cache_write: 12.5, input_cache_read: 1}}\n"
+                              for m in models))
+    with loopback_server(300, "--cache", "openai", "--cache-min", "256", "--prices", str(prices)) as url:
+        run = subprocess.run(
+            ["gameeval", "compare", *models, "--games", "askguess", "--limit", "6", "-T", "max_rounds=12",
+             "--cost-config", "p.yaml", "--budget", "0.2", "--out", "cmp", "--display", "none"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+            env={**os.environ, "GAMEEVAL_PROGRESS_SECONDS": "0", "LOOPBACK_BASE_URL": url, "LOOPBACK_API_KEY": "x",
+                 "PATH": f"{Path(sys.executable).parent}:" + os.environ.get("PATH", "")})
+        with urllib.request.urlopen(url.removesuffix("/v1") + "/_bill", timeout=10) as response:
+            billed = json.load(response)
+    out = run.stdout + run.stderr
+    assert "budget $0.2000: the plan of 6 cases per game, estimated at most" in out, out[-3000:]
     result = json.loads((tmp_path / "cmp" / "compare.json").read_text())
-    for side, model in (("A", "gameeval/scripted/random"), ("B", "gameeval/scripted/oracle")):
-        assert result["cost"][side]["by_model"][model]["calls"] <= 5 * int(planned[1])  # at most 5 questions a game
-        assert f"cost of {side} ({model}): $" in run.stdout
-    assert result["cost"]["A"]["usd"] + result["cost"]["B"]["usd"] <= 1
+    refused = result["budget"]["refused_cases"]
+    assert 0 < len(refused) < 6, out[-3000:]
+    assert f"{len(refused)} of 6 cases not started on either side (the budget)" in out
+    headline = result["games"]["askguess"]["metrics"]["played_quality"]
+    assert headline["n_old"] == headline["n_new"] == 6 - len(refused)  # the same cases on both sides: still paired
+    assert headline["paired"] and headline["unpaired"] == {"old": 0, "new": 0}
+    spent = result["cost"]["A"]["usd"] + result["cost"]["B"]["usd"]
+    assert billed["usd"] == pytest.approx(spent, rel=0.01) == pytest.approx(result["budget"]["spent"], rel=0.01)
+    assert billed["usd"] <= 0.2
 
 
 def test_slices_merged_cost_what_one_run_costs(priced, capsys):
