@@ -369,5 +369,19 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         tr.write_line("")
         for text, markup in gate_lines(gate, state.report["models"]["evaluated"]):
             tr.write_line(text, **markup)
-    for line in summary.provider_lines(state.report["cases"]):  # last: the cause is what CI shows
-        tr.write_line(line, red=True, bold=True)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_terminal_summary")
+def pytest_terminal_summary_cause_last(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> Any:
+    """Why the provider stopped the run, as the very last lines, after pytest's short test summary:
+    the cause is what a CI log shows. Outermost wrapper (tryfirst), so it writes after the terminal
+    reporter's own wrapper, whose short summary on CI (the CI variable) holds each failure's whole
+    message, the gate items' tables too."""
+    result = yield
+    state = config.stash.get(STATE, None)
+    if state is not None and state.report is not None:
+        from pytest_gameeval.pytest_plugin import summary
+
+        for line in summary.provider_lines(state.report["cases"]):
+            terminalreporter.write_line(line, red=True, bold=True)
+    return result

@@ -55,7 +55,9 @@ def free_port() -> int:
 
 def environment(base_url: str, provider: str = "openai") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PYTEST_XDIST"))}
-    env.update(GAMEEVAL_PROGRESS_SECONDS="5", INSPECT_LOG_LEVEL="warning")
+    # CI=true as CI services set it: pytest's short summary then holds each failure's whole message (the
+    # gate item's table too), and the provider's cause must still be the last lines
+    env.update(GAMEEVAL_PROGRESS_SECONDS="5", INSPECT_LOG_LEVEL="warning", CI="true")
     if provider == "openai":
         env.update(OPENAI_BASE_URL=f"{base_url}/v1", OPENAI_API_KEY="sk-test-not-a-key")
     else:
