@@ -133,7 +133,12 @@ def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
     return ran
 
 
-@pytest.mark.parametrize("doc", [d for d in DOCS if d not in ALL_SLOW])
+# quick blocks of these take over 30 s on 2 cores together: .ci/run's slow stage runs them, not the README's command
+HEAVY_QUICK = ("docs/shards.md", "docs/compare.md", "docs/running-evaluations.md", "docs/your-data.md")
+
+
+@pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.slow) if d in HEAVY_QUICK else d
+                                 for d in DOCS if d not in ALL_SLOW])
 def test_every_quick_block_runs_as_written(doc, tmp_path):
     assert play_doc(doc, tmp_path, slow=False) >= 1
 
@@ -192,6 +197,7 @@ def test_a_malformed_user_file_names_its_line(tmp_path):
         spec.rows(spec.parse_options({"data": str(path)}))
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_the_shards_workflow_runs_locally(tmp_path):
     """docs/shards.md's GitHub Actions workflow, step by step: every `run:` step of the matrix job
     once per slice, each in its own checkout, the artifacts copied where the upload and download

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pytest_gameeval.analysis.verdict import BETTER, SAME, UNDECIDED, WORSE
 from pytest_gameeval.cli.compare import main
 from pytest_gameeval.games.registry import get_spec
@@ -19,6 +21,7 @@ def _compare(tmp_path, a: str, b: str, *extra: str) -> dict:
     return json.loads((out / "compare.json").read_text())
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_oracle_against_random_is_told_apart_both_ways(tmp_path, capsys):
     worse = _compare(tmp_path / "1", ORACLE, RANDOM)["games"]["askguess"]
     assert (
@@ -53,6 +56,7 @@ def test_bad_input_is_one_line(tmp_path):
         main([ORACLE, RANDOM, "--games", "bluffing", "--out", str(tmp_path)])
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_resumed_logs_of_another_game_version_are_incomparable_unless_allowed(tmp_path):
     import pytest
     from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 from test_local_model import _port_open, _start_serve, _stop_serve, needs_weights, stop_servers  # noqa: F401
@@ -65,6 +66,7 @@ def test_askguess_over_http_with_inspects_openai_compatible_provider(tmp_path):
         assert sample.metadata["gameeval_record"]["seats"][0]["model"] == "openai-api/localsmol/smollm2"
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 @needs_weights
 def test_identical_seeded_runs_give_identical_records(stop_servers):  # noqa: F811
     spec = get_spec("askguess")

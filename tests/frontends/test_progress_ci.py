@@ -37,6 +37,7 @@ def lines_of(text: str) -> list[re.Match[str]]:
     return list(LINE.finditer(text))
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_inspect_eval_prints_progress_lines_on_stderr(tmp_path):
     text = run_without_terminal(["inspect", "eval", "gameeval/askguess", "--model", "gameeval/scripted/random",
                                  "-M", "latency=0.2", "--limit", "6", "-T", "max_rounds=8",
@@ -65,6 +66,7 @@ def test_the_plugin_prints_progress_lines_in_one_process(tmp_path):
     assert "6 passed" in text  # and the final summary as usual
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_the_plugin_prints_progress_lines_from_xdist_workers(tmp_path):
     text = run_without_terminal([str(BIN / "pytest"), "-n", "2", "--gameeval-only", "-p", "no:cacheprovider",
                                  "--gameeval-model=gameeval/scripted/random", "--gameeval-model-arg", "latency=0.2",
@@ -75,6 +77,7 @@ def test_the_plugin_prints_progress_lines_from_xdist_workers(tmp_path):
     assert workers == {"gw0", "gw1"}, text[-3000:]
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_no_lines_when_turned_off(tmp_path):
     text = run_without_terminal([str(BIN / "pytest"), "--gameeval-only", "-p", "no:cacheprovider",
                                  "--gameeval-model=gameeval/scripted/random", "--gameeval-model-arg", "latency=0.1",
@@ -171,6 +174,7 @@ def test_a_bad_interval_is_one_line(tmp_path, command):
     assert f"gameeval: {PROGRESS_ENV}='soon' must be a number of seconds" in " ".join(text.split()), text[-2000:]
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_inspect_eval_ends_with_full_score_names_and_no_nan_for_partly_defined_keys(tmp_path):
     """issue 27: inspect's 80-column summary cut names (`format_err…`) and printed `rounds_st mean nan`
     when one game had no success. Our final line names every score in full; a key defined for some

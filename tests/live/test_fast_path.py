@@ -77,6 +77,7 @@ def test_direct_calls_send_the_same_bytes(monkeypatch, provider):
                                                                                        "text": "Your turn."}])
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 @pytest.mark.parametrize("style", ["chat", "flat"])
 def test_whole_games_send_the_same_bytes_and_play_the_same(tmp_path, style):
     runs = {}

@@ -121,6 +121,7 @@ def test_what_retrying_cannot_fix_fails_at_once_with_its_cause(servers, baseline
     assert "askguess: 0 played" in out
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_faults_that_pass_with_retries_play_to_the_healthy_result(servers, baseline, tmp_path):
     """429 (Retry-After 1) on each conversation's first 3 calls, and 500 on 30 % of calls: the games
     are played, with the same moves and outcomes as against the healthy server."""
@@ -150,6 +151,7 @@ def test_anthropic_streaming_plays_end_to_end(servers, tmp_path):
     assert "askguess: 2 played, 0 harness errors" in out
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_a_model_arg_timeout_sets_the_attempt_timeout_instead_of_crashing(servers, baseline, tmp_path):
     code, out, seconds = plugin(tmp_path, servers.url("hang"), f"--gameeval-baseline={baseline}",
                                 "--gameeval-model-arg", "timeout=2", "--gameeval-timeout", "3",
@@ -160,6 +162,7 @@ def test_a_model_arg_timeout_sets_the_attempt_timeout_instead_of_crashing(server
     assert "TypeError" not in out
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_what_may_pass_is_retried_within_bounds_then_fails_with_its_cause(servers, baseline, tmp_path):
     """With the defaults and no option: a dead port, 429 on every call and a server that never
     answers each end within 5 minutes, exit 6, the cause last; progress lines say why they wait.
@@ -189,6 +192,7 @@ INSPECT_FAULTS = {"401": ([], "HTTP 401"), "truncated": ([], "unreadable respons
                   "429": (["--timeout", "3", "--max-retries", "1"], "HTTP 429 rate limited")}
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 @pytest.mark.parametrize("fault", list(INSPECT_FAULTS))
 def test_inspect_eval_ends_with_the_cause_on_one_line(servers, tmp_path, fault):
     extra, cause = INSPECT_FAULTS[fault]
@@ -206,6 +210,7 @@ def test_inspect_eval_ends_with_the_cause_on_one_line(servers, tmp_path, fault):
     assert time.monotonic() - start < 60
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_gameeval_compare_ends_with_the_cause(servers, tmp_path):
     gameeval = str(Path(sys.executable).with_name("gameeval"))
     for fault, extra in (("401", []), ("hang", ["--attempt-timeout", "2", "--timeout", "3", "--max-retries", "1"])):
@@ -221,6 +226,7 @@ def test_gameeval_compare_ends_with_the_cause(servers, tmp_path):
         assert time.monotonic() - start < 90
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_a_run_killed_by_sigterm_keeps_its_finished_games_and_resumes(servers, tmp_path):
     import signal
 

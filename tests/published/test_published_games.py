@@ -68,6 +68,7 @@ def test_a_lenient_replay_judges_every_reply_and_reaches_every_published_end(mea
         assert {d["kind"] for d in outcomes["diverged"]} <= {"exhausted"}, protocol
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_the_benchmark_prints_the_measurement_as_json():
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "published_games.py"), "--source", str(SOURCE)],
                          capture_output=True, text=True, timeout=300, check=True)
@@ -100,6 +101,7 @@ def test_the_re_judged_games_go_through_our_statistics_beside_gameevals_heatmap(
         assert cell["published_win_rate"] == pytest.approx(cell["mean_win_rate_over_pairs"] * 11 / 10)
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_rejudge_judges_the_published_games_by_the_installed_rules():
     run = subprocess.run([sys.executable, "-m", "pytest_gameeval.cli", "rejudge", str(SOURCE)],
                          capture_output=True, text=True, timeout=300, check=True)
@@ -107,6 +109,7 @@ def test_rejudge_judges_the_published_games_by_the_installed_rules():
     assert "(0 of them moves the paper's harness accepted)" in paper
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_the_replays_as_records_re_judge_unchanged_by_the_rules_that_made_them(tmp_path):
     records = tmp_path / "published.records.jsonl"
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "published_games.py"), "--source", str(SOURCE),

@@ -222,6 +222,7 @@ def test_a_killed_runs_lock_is_taken_over_with_one_line(project, loopback):
     assert done.stdout.count("took over the lock of pid") == 1
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_a_baseline_that_is_the_report_path_is_refused_before_play(project, loopback):
     made = run(project, loopback, *args())
     assert made.returncode == 0, made.stdout[-3000:]

@@ -131,6 +131,7 @@ def inspect_faults(log_dir: str, limit: int, fault_rate: float, seed: int = 3):
     return logs, figures
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_inspect_path_with_ten_percent_provider_faults(tmp_path):
     logs, figures = inspect_faults(str(tmp_path / "logs"), limit=1, fault_rate=0.10)
     assert len(logs) == len(GAMES)

@@ -38,6 +38,7 @@ def test_two_word_options_work_inside_the_project(tmp_path):
     assert "2 passed" in done.stdout.strip().splitlines()[-1]  # the ini file's gameeval_limit was read
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_a_value_taken_for_a_path_names_its_own_option(tmp_path):
     proj = project(tmp_path)
     prices = str(tmp_path / "prices.yaml")

@@ -377,6 +377,7 @@ def test_a_baseline_of_another_game_version_stops_the_gate_in_one_line_unless_al
 # -- xdist ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_xdist_merges_workers_into_one_report_equal_to_a_single_process_run(pytester):
     common = [*ASKGUESS, "--gameeval-model", RANDOM, "--gameeval-limit", "4", "--gameeval-trials", "2",
               "--gameeval-option", "max_rounds=6", "--gameeval-shard-size", "3"]

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from pytest_gameeval.analysis.report import read_report
 
 ARGS = [
@@ -20,6 +22,7 @@ def pytest_cmd(*extra):
     return [sys.executable, "-m", "pytest", *ARGS, *extra]
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_kill_then_resume_plays_only_the_missing_games(tmp_path):
     (tmp_path / "conftest.py").write_text("")
     journal = tmp_path / "out" / "report.journal-main.jsonl"

@@ -121,6 +121,7 @@ def test_a_budget_of_half_the_estimate_plays_about_half_and_marks_the_rest_missi
     assert not list(priced.path.glob("reports/*.sqlite"))  # the ledger goes with the run
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_with_two_workers_the_budget_holds_for_both_together(priced):
     report, half, _ = _budget_run(priced, "-n", "2", "--gameeval-shard-size", "2", subprocess_run=True)
     played = [c for c in report["cases"] if c["status"] == "played"]
@@ -178,6 +179,7 @@ def test_report_diff_gives_both_runs_cost(priced, capsys):
     assert f"- askguess: old {money(cost / 8)} a game" in out
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_gameeval_compare_refuses_cases_one_by_one_on_both_sides_within_the_budget(tmp_path):
     """compare plays through inspect's eval_set (every case at once): each case asks the budget
     before it starts, for both sides at once, so a refused case is played by neither side, and the

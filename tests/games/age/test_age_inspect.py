@@ -46,6 +46,7 @@ def run(args, datasets, tmp_path):
     return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_four_seats_bound_by_a_list_role(datasets, tmp_path):
     log_dir = tmp_path / "logs"
     proc = run([str(BIN / "inspect"), "eval", "tasks/age.py", "--model", "gameeval/scripted",

@@ -62,6 +62,7 @@ def test_inspect_eval_plays_and_scores(tmp_path):
     assert {"mean", "stderr"} <= set(metrics) or any(s.name == "ST" for s in log.results.scores)
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_registered_name_and_unbound_answerer_is_the_reference_said_in_the_log(tmp_path):
     proc, logs = inspect_eval(
         tmp_path, "gameeval/askguess", "--model", "gameeval/scripted", "--limit", "1", "-T", "max_rounds=3"
@@ -85,6 +86,7 @@ def test_registered_name_and_unbound_answerer_is_the_reference_said_in_the_log(t
     assert any("reference policy" in n for n in record["notes"])
 
 
+@pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_opponents_self_is_self_play_said_in_the_log(tmp_path):
     proc, logs = inspect_eval(
         tmp_path,
