@@ -4,7 +4,7 @@
 
 No games are played: each game's outcome is a Bernoulli draw (a success rate such as Ask-Guess's
 ST, higher is better). The baseline has rate p0; the new run has p0 - delta for planted
-differences delta (none, small, large). Both procedures use pytest_gameeval.analysis.gate itself:
+differences delta (none, small, large). Both procedures use pytest_gameeval.analysis.verdicts.gate itself:
 
 - sequential: `GameGate` with K looks (the plugin's default 4), alpha and beta spent over looks,
   stopping as soon as the metric is decided;
@@ -27,7 +27,7 @@ import random
 import statistics
 import time
 
-from pytest_gameeval.analysis.gate import RATE, GameGate, GateMetric
+from pytest_gameeval.analysis.verdicts.gate import RATE, GameGate, GateMetric
 from pytest_gameeval.pytest_plugin.settings import GateConfig
 
 

@@ -157,11 +157,11 @@ def _cases(game: str, records: list[Any]) -> list[dict[str, Any]]:
 
 
 def verdict_of(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]], alpha: float = 0.05) -> dict[str, Any]:
-    """The verdict `gameeval report diff` and `gameeval compare` give (analysis/verdict.judge_game)
+    """The verdict `gameeval report diff` and `gameeval compare` give (analysis/verdicts/judge.judge_game)
     on the metrics they judge by default (the headline and the turn-level measure, one verdict),
     over every game, at the gate's default tolerance."""
-    from pytest_gameeval.analysis.gate_config import GateConfig
-    from pytest_gameeval.analysis.verdict import judge_game
+    from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
+    from pytest_gameeval.analysis.verdicts.judge import judge_game
     from pytest_gameeval.games.registry import get_spec
 
     config = GateConfig()
@@ -172,8 +172,8 @@ def verdict_of(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]], 
 def gate_run(game: str, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, Any]:
     """The plugin's sequential gate (its defaults: alpha 0.05, beta 0.1, tolerance 0.1, 4 looks) run
     over `new` in case order against `old` as the baseline: its verdict and the games it needed."""
-    from pytest_gameeval.analysis.gate import MEAN, GameGate, GateMetric
-    from pytest_gameeval.analysis.gate_config import GateConfig
+    from pytest_gameeval.analysis.verdicts.gate import MEAN, GameGate, GateMetric
+    from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
     from pytest_gameeval.games.registry import get_spec
 
     config = GateConfig()

@@ -36,9 +36,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from pytest_gameeval.analysis.gate import RATE, GameGate, GateMetric
-from pytest_gameeval.analysis.gate_config import GateConfig
-from pytest_gameeval.analysis.verdict import BETTER, SAME, WORSE, judge_game
+from pytest_gameeval.analysis.verdicts.gate import RATE, GameGate, GateMetric
+from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
+from pytest_gameeval.analysis.verdicts.judge import BETTER, SAME, WORSE, judge_game
 
 ZEROS, SHAPE = 0.6, (2.0, 2.0)  # the graded headline: share of exact zeros, Beta shape of the rest
 BASE_RATE = 0.5  # the binary headline's baseline success rate

@@ -25,6 +25,7 @@ GAME_FILES = ("__init__.py", "rules.py", "prompts.py", "scripted.py", "metrics.p
 # The layers, ground first. A package imports packages of lower layers; an import beside it (a package
 # of its own layer) or above it goes only through a declared interface (INTERFACES). A new package or a
 # new arrow is a decision: give the package a layer and add the arrow to ALLOWED.
+ROOMS = ("analysis",)  # packages split into rooms by concern (issue 55): each room is a row of the tables
 LAYERS = (
     ("engine",),  # the ground: seats, events, views, the player contract, the turn loop, records
     # how a model call travels and is accounted (fast path, heap, retries, provider errors, usage):
@@ -36,7 +37,13 @@ LAYERS = (
     # our side of inspect: the task, solver and scorer, and how a model plays a seat (decoding);
     # the model providers inspect loads (gameeval/local, gameeval/scripted)
     ("inspect_ext", "backends"),
-    ("analysis",),  # over many records or reports: the report, its diff, the gate, compare, tournaments
+    # analysis/, over many records or reports, in rooms (issue 55; each room's __init__ says what it
+    # owns and may import): a game's verdict and what a run costs side by side and apart (an arrow
+    # between them either way only through INTERFACES), the report over both, and what reads reports
+    # or records over the report
+    ("analysis.verdicts", "analysis.cost"),  # each metric's test, a game's verdict, the gate; prices, spend, estimates
+    ("analysis.report",),  # the report file: written, validated, read, merged, diffed
+    ("analysis.rejudge", "analysis.rankings"),  # records judged again; compare, tournaments, leaderboard, validity
     ("pytest_plugin", "arena"),  # the front ends that play games for a user and write reports
     ("cli",),  # every command's entry
 )
@@ -51,18 +58,30 @@ ALLOWED = {
     "published": {"engine", "metrics", "games", "players"},
     "inspect_ext": {"engine", "transport", "metrics", "players", "games"},
     "backends": {"engine", "games", "inspect_ext"},
-    "analysis": {"engine", "metrics", "players", "games", "published", "inspect_ext", "backends"},
+    "analysis.verdicts": {"metrics"},
+    "analysis.cost": {"engine", "players", "games", "inspect_ext", "analysis.verdicts"},
+    "analysis.report": {"engine", "metrics", "players", "games", "analysis.verdicts", "analysis.cost"},
+    "analysis.rejudge": {"engine", "players", "games", "published", "analysis.report"},
+    "analysis.rankings": {"engine", "metrics", "players", "games", "inspect_ext", "backends", "analysis.verdicts",
+                          "analysis.cost", "analysis.report"},
     # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
-    "pytest_plugin": {"engine", "transport", "metrics", "games", "inspect_ext", "backends", "analysis"},
-    "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis"},
-    "cli": {"engine", "transport", "metrics", "games", "published", "inspect_ext", "backends", "analysis",
-            "pytest_plugin", "arena"},
+    "pytest_plugin": {"engine", "transport", "metrics", "games", "inspect_ext", "backends", "analysis.verdicts",
+                      "analysis.cost", "analysis.report"},
+    "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis.cost", "analysis.report"},
+    "cli": {"engine", "transport", "metrics", "games", "published", "inspect_ext", "backends", "analysis.verdicts",
+            "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings", "pytest_plugin", "arena"},
 }
 # (importer, imported) -> (the modules it may import, why): the arrows that do not point down.
+# A row is a top-level package, or a room of a package split into rooms (ROOMS): `analysis.cost`.
 INTERFACES = {
     ("backends", "inspect_ext"): (
         {f"{PACKAGE}.inspect_ext.cli_errors"},
         "a provider's bad model name or model argument is inspect's one-line error, whatever inspect's display",
+    ),
+    ("analysis.cost", "analysis.verdicts"): (
+        {f"{PACKAGE}.analysis.verdicts.gate"},
+        "the estimate of a gated run (estimate.replayed_gate_games) replays the sequential gate's looks on "
+        "the baseline's cases: what the gate will stop at is the gate's own code",
     ),
 }
 # model-name prefixes of providers (ours and inspect's): front ends and backends know them, never the engine
@@ -77,6 +96,18 @@ PROVIDER_PREFIXES = (
     "ollama/",
     "vllm/",
 )
+
+
+def room(module: str) -> str | None:
+    """A module's row in the tables: its top-level package, or for a package split into rooms
+    (ROOMS) its room, e.g. `analysis.report`; None for the package root and a split package's own
+    __init__ (which holds only its docstring)."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE or len(parts) < 2:
+        return None
+    if parts[1] in ROOMS:
+        return ".".join(parts[1:3]) if len(parts) > 2 else None
+    return parts[1]
 
 
 @pytest.fixture(scope="module")
@@ -99,25 +130,27 @@ def test_no_core_layer_imports_a_front_end(graph, core, front_end):
 
 
 def _packages(graph: grimp.ImportGraph) -> list[str]:
-    return sorted({m.split(".")[1] for m in graph.modules if m.startswith(f"{PACKAGE}.") and m.count(".") >= 1})
+    return sorted({r for m in graph.modules if (r := room(m))})
 
 
 def test_every_package_has_a_row_in_the_dependency_table(graph):
-    unknown = [p for p in _packages(graph) if p not in ALLOWED and (resources.files(PACKAGE) / p).is_dir()]
+    unknown = [p for p in _packages(graph)
+               if p not in ALLOWED and (resources.files(PACKAGE) / p.replace(".", "/")).is_dir()]
     assert not unknown, f"packages {unknown} are not in tests/test_layout.py's ALLOWED table: say what each may import"
     layered = [p for layer in LAYERS for p in layer]
     assert sorted(layered) == sorted(ALLOWED), "every package in ALLOWED has exactly one layer in LAYERS"
 
 
 def _imports(graph: grimp.ImportGraph) -> dict[tuple[str, str], set[str]]:
-    """(importer package, imported package) -> the modules of `imported` that `importer` imports."""
+    """(importer row, imported row) -> the modules of `imported` that `importer` imports (a row: a
+    package, or a room of a split package)."""
     arrows: dict[tuple[str, str], set[str]] = {}
     for module in graph.modules:
-        if not module.startswith(f"{PACKAGE}."):
+        if (importer := room(module)) is None:
             continue
         for imported in graph.find_modules_directly_imported_by(module):
-            if imported.startswith(f"{PACKAGE}.") and imported.split(".")[1] != module.split(".")[1]:
-                arrows.setdefault((module.split(".")[1], imported.split(".")[1]), set()).add(imported)
+            if (target := room(imported)) is not None and target != importer:
+                arrows.setdefault((importer, target), set()).add(imported)
     return arrows
 
 
@@ -164,6 +197,59 @@ def test_packages_import_only_what_the_table_allows(graph):
     assert not problems, "the import table and the code disagree: " + "; ".join(problems)
 
 
+def test_analysis_holds_only_its_rooms(graph):
+    """analysis/ is split by concern (issue 55): the folder holds its __init__ and the rooms; each room
+    has a row in the tables and a docstring saying what it owns and may import; no module repeats its
+    room's name as a prefix; nothing imports the folder itself."""
+    for split in ROOMS:
+        folder = resources.files(PACKAGE) / split
+        loose = sorted(p.name for p in folder.iterdir() if p.name.endswith(".py") and p.name != "__init__.py")
+        assert not loose, f"{split}/ holds modules outside its rooms: {loose}"
+        rooms = sorted(p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").is_file())
+        assert [f"{split}.{r}" for r in rooms] == sorted(r for r in ALLOWED if r.startswith(f"{split}."))
+        for r in rooms:
+            doc = ast.get_docstring(ast.parse((folder / r / "__init__.py").read_text(encoding="utf-8"))) or ""
+            assert "import" in doc, f"{split}/{r}/__init__.py: say what the room owns and what it may import"
+            stems = {r, r.removesuffix("s")}
+            named = [p.name for p in (folder / r).iterdir() if p.name.endswith(".py")
+                     and any(p.name[:-3] == s or p.name.startswith(f"{s}_") for s in stems)]
+            assert not named, f"{split}/{r}/: the folder already says {r}: {named}"
+        assert not graph.find_modules_that_directly_import(f"{PACKAGE}.{split}"), f"{split}/ itself is imported"
+
+
+def test_costs_and_verdicts_stay_apart(graph):
+    """What a run costs and what a game's verdict is never import each other but through a declared
+    interface: the two rooms share a layer, so any other arrow between them fails the table above."""
+    level = {p: i for i, layer in enumerate(LAYERS) for p in layer}
+    assert level["analysis.cost"] == level["analysis.verdicts"]
+    found = _imports(graph)
+    for pair in (("analysis.cost", "analysis.verdicts"), ("analysis.verdicts", "analysis.cost")):
+        declared = INTERFACES.get(pair, (set(), ""))[0]
+        assert found.get(pair, set()) <= declared, f"{' -> '.join(pair)} outside INTERFACES: {found[pair] - declared}"
+    assert not (found.keys() >= {("analysis.cost", "analysis.verdicts"), ("analysis.verdicts", "analysis.cost")})
+
+
+def test_no_cycle_between_packages_or_rooms(graph):
+    """The rows of the tables import each other without a cycle (the module cycle check is below)."""
+    targets: dict[str, set[str]] = {}
+    for a, b in _imports(graph):
+        targets.setdefault(a, set()).add(b)
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            for t in targets.get(todo.pop(), ()):
+                if t == goal:
+                    return True
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return False
+
+    cycles = sorted(p for p in targets if reaches(p, p))
+    assert not cycles, f"packages or rooms on an import cycle: {cycles}"
+
+
 def test_layout_check_fails_on_an_undeclared_or_stale_arrow():
     """The check itself can fail: an arrow the table lacks, an arrow the table lists that the code no
     longer has, a sideways arrow without an interface, an import past its interface, a stale interface."""
@@ -196,13 +282,14 @@ def test_layout_check_fails_on_an_undeclared_or_stale_arrow():
 
 
 def test_no_package_imports_another_packages_private_name():
-    """A name with a leading underscore is its module's own: another package uses it through a public name."""
+    """A name with a leading underscore is its module's own: another package (or room) uses it through
+    a public name."""
     private = []
     for path in sorted((ROOT / PACKAGE).rglob("*.py")):
-        package = path.relative_to(ROOT / PACKAGE).parts[0]
+        package = room(".".join((PACKAGE, *path.relative_to(ROOT / PACKAGE).with_suffix("").parts)))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"{PACKAGE}."):
-                if node.module.split(".")[1] != package:
+                if room(node.module) != package:
                     private += [
                         f"{path.relative_to(ROOT)}: {node.module}.{a.name}"
                         for a in node.names

@@ -19,7 +19,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from typing import Any
 
-from pytest_gameeval.analysis.cost import add_usage
+from pytest_gameeval.analysis.cost.prices import add_usage
 from pytest_gameeval.arena.store import FINISHED, Session, Store
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
@@ -47,7 +47,7 @@ def played_version(spec: GameSpec, sessions: list[Session]) -> tuple[str, str | 
     """(version, fingerprint) of the game the sessions were played with, from their records
     ("unknown version" for sessions from before versions); sessions of several versions measured
     different games: one error line."""
-    from pytest_gameeval.analysis.report import UNKNOWN_VERSION
+    from pytest_gameeval.analysis.report.file import UNKNOWN_VERSION
 
     seen = {
         ((s.record or {}).get("game_version") or UNKNOWN_VERSION, (s.record or {}).get("game_fingerprint"))
@@ -137,7 +137,7 @@ def _seat_usage(records: list[GameRecord]) -> dict[str, dict[str, Any]]:
 
 
 def _game_entry(spec: GameSpec, sessions: list[Session], records: list[GameRecord]) -> dict[str, Any]:
-    from pytest_gameeval.analysis.report import dataset_digest
+    from pytest_gameeval.analysis.report.file import dataset_digest
 
     failures: dict[str, int] = defaultdict(int)
     for r in records:
@@ -174,9 +174,9 @@ def _case_entry(name: str, spec: GameSpec, index: int, s: Session, r: GameRecord
 
 
 def report(sessions_by_game: dict[str, list[Session]], model: str) -> dict[str, Any]:
-    """The report JSON as the pytest plugin writes it (analysis/report.py validates it)."""
+    """The report JSON as the pytest plugin writes it (analysis/report/file.py validates it)."""
     from pytest_gameeval import __version__
-    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, validate
+    from pytest_gameeval.analysis.report.file import SCHEMA, SCHEMA_VERSION, validate
 
     games: dict[str, Any] = {}
     cases: list[dict[str, Any]] = []

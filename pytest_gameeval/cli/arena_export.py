@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from inspect_ai.log import write_eval_log
 
-    from pytest_gameeval.analysis.report import write_json_atomic
+    from pytest_gameeval.analysis.report.file import write_json_atomic
 
     output = Path(args.output)
     if output.suffix not in (".eval", ".json"):

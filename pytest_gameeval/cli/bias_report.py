@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from pytest_gameeval.analysis.records_file import read_records
+from pytest_gameeval.analysis.report.records import read_records
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import write_text
@@ -27,7 +27,7 @@ def load_records(paths: list[str]) -> list[GameRecord]:
         if not os.path.exists(path):
             raise GameEvalError(f"{path}: no such file or directory")
         if path.endswith(".jsonl"):
-            records += read_records(path)  # a bad line is one error naming FILE:LINE (analysis/records_file.py)
+            records += read_records(path)  # a bad line is one error naming FILE:LINE (analysis/report/records.py)
             continue
         from inspect_ai.log import list_eval_logs, read_eval_log  # loaded only when a log is given
 

@@ -1,5 +1,5 @@
 """`gameeval compare A B`: two models on the same cases, seeds and opponents, one verdict per game
-(analysis/compare.py)."""
+(analysis/rankings/compare.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.compare import analyze, build_tasks, cases_from_logs, check_versions, play, write_plot
-from pytest_gameeval.analysis.game_verdict import without_evidence
-from pytest_gameeval.analysis.report import clean
-from pytest_gameeval.analysis.verdict_table import markdown
+from pytest_gameeval.analysis.rankings.compare import (
+    analyze,
+    build_tasks,
+    cases_from_logs,
+    check_versions,
+    play,
+    write_plot,
+)
+from pytest_gameeval.analysis.report.file import clean
+from pytest_gameeval.analysis.verdicts.game import without_evidence
+from pytest_gameeval.analysis.verdicts.table import markdown
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs

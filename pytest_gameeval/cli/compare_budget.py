@@ -19,7 +19,7 @@ from typing import Any, Iterator, Mapping
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from pytest_gameeval.analysis.cost import PriceTable, usd
+from pytest_gameeval.analysis.cost.prices import PriceTable, usd
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.inspect_ext.solver import NOT_STARTED_KEY, RECORD_KEY
 from pytest_gameeval.pytest_plugin.budget import Ledger, Spend, record_cost

@@ -1,7 +1,7 @@
 """`gameeval compare --cost-config FILE [--budget USD]`: each side's cost after the run, and a budget
 kept while it plays. compare plays through inspect's eval_set, which starts every case at once: each
 case asks the budget before its game starts, on both sides at once (cli/compare_budget.py), with
-both sides' estimated cost of it (the game's 90th percentile, analysis/estimate.py)."""
+both sides' estimated cost of it (the game's 90th percentile, analysis/cost/estimate.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import argparse
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pytest_gameeval.analysis.cost import PriceTable, cost_line, load_prices, usd
-from pytest_gameeval.analysis.cost_report import sides_cost
+from pytest_gameeval.analysis.cost.prices import PriceTable, cost_line, load_prices, usd
+from pytest_gameeval.analysis.cost.report import sides_cost
 from pytest_gameeval.engine.errors import GameEvalError
 
 
@@ -26,7 +26,7 @@ def _per_case(games: Sequence[str], names: Mapping[str, str], task_args: Mapping
               roles: Mapping[str, str], limit: int | None, epochs: int | None,
               table: PriceTable) -> list[tuple[int, float]]:
     """Per game: planned cases and both sides' cost of one case at the estimate's 90th percentile."""
-    from pytest_gameeval.analysis.estimate import estimate_plans, seat_models
+    from pytest_gameeval.analysis.cost.estimate import estimate_plans, seat_models
     from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.pytest_plugin.runner import plan_game
     from pytest_gameeval.pytest_plugin.settings import Settings
@@ -78,7 +78,7 @@ def pair_budget(args: argparse.Namespace, out: Path, games: Sequence[str], names
     each game's expected cost of one case on both sides, and what the logs already hold is spent."""
     if args.budget is None or table is None:
         return None
-    from pytest_gameeval.analysis.compare import cases_from_logs
+    from pytest_gameeval.analysis.rankings.compare import cases_from_logs
     from pytest_gameeval.cli.compare_budget import PairBudget
 
     pair_cost = {game: each for game, (_, each) in

@@ -1,5 +1,5 @@
 """`gameeval estimate MODEL`: the calls, tokens and cost of a planned run before it is played, from
-each game's shipped token profile by round and a price table (analysis/estimate.py). The plan is
+each game's shipped token profile by round and a price table (analysis/cost/estimate.py). The plan is
 given as to the pytest plugin (games, limit, trials, options, roles, baseline), so the same numbers
 come from `pytest --gameeval-estimate`."""
 
@@ -46,8 +46,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from pytest_gameeval.analysis.cost import load_prices
-    from pytest_gameeval.analysis.estimate import estimate_lines, estimate_plans
+    from pytest_gameeval.analysis.cost.estimate import estimate_lines, estimate_plans
+    from pytest_gameeval.analysis.cost.prices import load_prices
 
     if args.chars_per_token is not None and not args.chars_per_token > 0:
         raise GameEvalError("--chars-per-token must be more than 0")
@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     args.model = canonical_model_name(args.model.strip())
     args.role = [f"{r.split('=', 1)[0]}={','.join(canonical_model_name(m) for m in r.split('=', 1)[1].split(','))}"
                  if "=" in r else r for r in args.role]
-    from pytest_gameeval.analysis.cache_model import MIN_PREFIX
+    from pytest_gameeval.analysis.cost.cache_model import MIN_PREFIX
 
     cache_min = None if args.no_cache else (args.cache_min or MIN_PREFIX)
     estimate = estimate_plans(_plans(args), table, chars_per_token=args.chars_per_token, cache_min=cache_min)
@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
 
 def _plans(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The run's games as the plugin would plan them (pytest_plugin.runner.plan_game)."""
-    from pytest_gameeval.analysis.estimate import replayed_gate_games, seat_models
+    from pytest_gameeval.analysis.cost.estimate import replayed_gate_games, seat_models
     from pytest_gameeval.engine.key_values import key_value_pairs
     from pytest_gameeval.games.registry import GAMES
     from pytest_gameeval.pytest_plugin.runner import gate_metrics, plan_game, score_keys, selected_specs
@@ -101,7 +101,7 @@ def _plans(args: argparse.Namespace) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"spec": spec, "options": plan.options, "games": len(plan.cases),
                                  "model_of": seat_models(spec, plan.options, args.model, roles)}
         if baseline is not None and spec.name in baseline["games"]:
-            from pytest_gameeval.analysis.report import cases_of
+            from pytest_gameeval.analysis.report.file import cases_of
 
             metrics = gate_metrics(spec, score_keys(spec), settings)
             base = cases_of(baseline, spec.name)
@@ -114,6 +114,6 @@ def _plans(args: argparse.Namespace) -> list[dict[str, Any]]:
 def _baseline(path: str | None) -> dict[str, Any] | None:
     if not path:
         return None
-    from pytest_gameeval.analysis.report import read_report
+    from pytest_gameeval.analysis.report.file import read_report
 
     return read_report(Path(path))

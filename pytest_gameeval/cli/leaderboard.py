@@ -1,11 +1,12 @@
-"""`gameeval leaderboard LOGS_OR_REPORTS... --out DIR`: the static leaderboard page (analysis/leaderboard.py)."""
+"""`gameeval leaderboard LOGS_OR_REPORTS... --out DIR`: the static leaderboard page
+(analysis/rankings/leaderboard.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from pytest_gameeval.analysis.leaderboard import (
+from pytest_gameeval.analysis.rankings.leaderboard import (
     DEFAULT_VIEW_URL,
     build,
     read_inputs,

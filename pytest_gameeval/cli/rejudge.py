@@ -1,5 +1,5 @@
 """`gameeval rejudge RECORDS|LOG|REPORT`: recorded games replayed through the installed version of
-each game, with no model call (analysis/rejudge.py): which moves are judged differently, which games
+each game, with no model call (analysis/rejudge/record.py): which moves are judged differently, which games
 diverge and where, the re-judged metrics; for a report, a re-judged report that the gate and
 `report diff` take as a baseline where the prompts are unchanged."""
 
@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.rejudge_report import default_out, read_input, rejudge_records, rejudge_report
-from pytest_gameeval.analysis.report import clean, records_seal, write_jsonl_atomic
-from pytest_gameeval.analysis.report_schema import write_report
+from pytest_gameeval.analysis.rejudge.report import default_out, read_input, rejudge_records, rejudge_report
+from pytest_gameeval.analysis.report.file import clean, records_seal, write_jsonl_atomic
+from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.published.fidelity import is_published, measure
 

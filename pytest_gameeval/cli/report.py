@@ -1,13 +1,13 @@
-"""`gameeval report diff OLD NEW`: one verdict per game between two reports (analysis/report.py);
-`gameeval report merge OUT SLICE...`: one report from the slices of a run (analysis/report_merge.py);
-`gameeval report schema`: the JSON Schema of a report (analysis/report_schema.json)."""
+"""`gameeval report diff OLD NEW`: one verdict per game between two reports (analysis/report/file.py);
+`gameeval report merge OUT SLICE...`: one report from the slices of a run (analysis/report/merge.py);
+`gameeval report schema`: the JSON Schema of a report (analysis/report/schema.json)."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from pytest_gameeval.analysis.report import clean, diff_reports, read_report, render_markdown
+from pytest_gameeval.analysis.report.file import clean, diff_reports, read_report, render_markdown
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 
@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.action == "schema":
-        from pytest_gameeval.analysis.report_schema import schema_text
+        from pytest_gameeval.analysis.report.schema import schema_text
 
         sys.stdout.write(schema_text())
         return 0
@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
                           metrics=gate_metric_option(args.metric),
                           allow_structured_mismatch=args.allow_structured_mismatch,
                           allow_version_change=args.allow_version_change)
-    from pytest_gameeval.analysis.cost_report import cost_diff, cost_diff_lines  # what each run cost (issue 46)
+    from pytest_gameeval.analysis.cost.report import cost_diff, cost_diff_lines  # what each run cost (issue 46)
 
     result["cost"] = cost_diff(read_report(args.old), read_report(args.new))
     if args.format == "json":
@@ -88,7 +88,7 @@ def _parser() -> CommandParser:
 def _merge(out: str, reports: list[str]) -> int:
     from pathlib import Path
 
-    from pytest_gameeval.analysis.report_merge import write_merged
+    from pytest_gameeval.analysis.report.merge import write_merged
 
     merged = write_merged([Path(r) for r in reports], Path(out))
     games = ", ".join(

@@ -1,12 +1,12 @@
 """`gameeval tournament GAME --models A,B[,C...]`: every model pairing of SpyFall or TofuKingdom
 through inspect (resumable), then matrices, points and Bradley–Terry ratings as JSON and PNG
-(analysis/tournament.py; each game's pairings and analysis in games/GAME/tournament.py)."""
+(analysis/rankings/tournament.py; each game's pairings and analysis in games/GAME/tournament.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_gameeval.analysis.tournament import (
+from pytest_gameeval.analysis.rankings.tournament import (
     GAMES,
     analyze,
     check_task_args,

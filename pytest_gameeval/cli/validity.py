@@ -1,12 +1,12 @@
 """`gameeval validity [GAME...]`: does each game separate a strong from a weak scripted player
-(analysis/validity.py); JSON on stdout."""
+(analysis/rankings/validity.py); JSON on stdout."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from pytest_gameeval.analysis.validity import ALPHA, CONTRASTS, LOOK_EVERY, MAX_GAMES, run
+from pytest_gameeval.analysis.rankings.validity import ALPHA, CONTRASTS, LOOK_EVERY, MAX_GAMES, run
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES

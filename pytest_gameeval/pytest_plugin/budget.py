@@ -18,7 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Callable
 
-from pytest_gameeval.analysis.cost import PriceTable, case_cost, usd
+from pytest_gameeval.analysis.cost.prices import PriceTable, case_cost, usd
 from pytest_gameeval.engine.errors import GameEvalError
 
 BUDGET_REASON = "budget"

@@ -35,8 +35,8 @@ class GameGateItem(pytest.Item):
         entry = game_gate_entry(state, self.game, self.session)
         summary = one_game_summary(state, self.game, entry)
         _as_the_session_judges(state, self.game, summary)
-        from pytest_gameeval.analysis.game_verdict import gate_failures  # light: no scipy
-        from pytest_gameeval.analysis.verdict_table import gate_lines
+        from pytest_gameeval.analysis.verdicts.game import gate_failures  # light: no scipy
+        from pytest_gameeval.analysis.verdicts.table import gate_lines
 
         lines = [line for line, _ in gate_lines(summary, str(state.settings.model))]
         text = "\n".join(lines[-1:] + lines[:-1])  # the verdict line first: pytest's short summary shows it
@@ -93,8 +93,8 @@ def game_gate_entry(state: GameEvalState, game: str, session: pytest.Session) ->
             state.ran.setdefault(case.name, state.runner.results[case.name])
     if game in state.runner.gates:
         return state.runner.gates[game].to_dict()
-    from pytest_gameeval.analysis.game_verdict import no_played_game
-    from pytest_gameeval.analysis.gate import missing_game  # lazy: scipy
+    from pytest_gameeval.analysis.verdicts.game import no_played_game
+    from pytest_gameeval.analysis.verdicts.gate import missing_game  # lazy: scipy
 
     played = [state.runner.results[i.case.name].entry() for i in case_items if i.case.name in state.runner.results]
     why = no_played_game(played) or "no played game"
@@ -120,7 +120,7 @@ def _as_the_session_judges(state: GameEvalState, game: str, summary: dict[str, A
     """What else fails this game in the session's gate (report_writer._gate_summary and
     spend.budget_verdicts), so the item never passes a game the session's verdict fails: other
     opponents than the baseline's, and an undecided game whose cases the budget did not start."""
-    from pytest_gameeval.analysis.report import incomparable
+    from pytest_gameeval.analysis.report.file import incomparable
     from pytest_gameeval.pytest_plugin.report_writer import local_game_entry
     from pytest_gameeval.pytest_plugin.spend import SPEND, budget_verdicts
 

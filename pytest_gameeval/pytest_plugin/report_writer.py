@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_gameeval import __version__
-from pytest_gameeval.analysis.game_verdict import gate_failures, no_played_game
-from pytest_gameeval.analysis.verdict_table import gate_lines
+from pytest_gameeval.analysis.verdicts.game import gate_failures, no_played_game
+from pytest_gameeval.analysis.verdicts.table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
@@ -154,7 +154,7 @@ def local_game_entry(state: GameEvalState, game: str) -> tuple[list[dict[str, An
 def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
                   records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The report's `games`: every game played, and every game whose data could not be read."""
-    from pytest_gameeval.analysis.report_game import game_entry  # lazy: jsonlines, the games' specs
+    from pytest_gameeval.analysis.report.game import game_entry  # lazy: jsonlines, the games' specs
     from pytest_gameeval.engine.record import GameRecord
     from pytest_gameeval.pytest_plugin.runner import directions_of  # lazy: inspect
 
@@ -178,8 +178,8 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     the session's pass/fail (game_verdict.gate_failures decides it)."""
     if state.baseline is None:
         return None
-    from pytest_gameeval.analysis.gate import missing_game  # lazy: scipy
-    from pytest_gameeval.analysis.report import incomparable, rejudged_notes, version_changes
+    from pytest_gameeval.analysis.report.file import incomparable, rejudged_notes, version_changes
+    from pytest_gameeval.analysis.verdicts.gate import missing_game  # lazy: scipy
 
     settings, baseline = state.settings, state.baseline
     data_errors = sorted(g for g in games if games[g].get("data_error"))
@@ -223,7 +223,7 @@ def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str,
             report_path: Path) -> dict[str, Any]:
     """The report: what was run and how, every game and case, the gate."""
     # lazy: scipy
-    from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, git_info, redact_args, redact_mapping
+    from pytest_gameeval.analysis.report.file import SCHEMA, SCHEMA_VERSION, git_info, redact_args, redact_mapping
 
     settings = state.settings
     report = {
@@ -289,7 +289,7 @@ WORKER_CRASHED = "its xdist worker crashed while the game was in flight: not pla
 def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -> None:
     """Merge the processes' cases (and the games a crashed worker journalled), write the records
     and the report atomically, apply the gate; the journal goes once the report holds its games."""
-    from pytest_gameeval.analysis.report import write_jsonl_atomic  # lazy: scipy
+    from pytest_gameeval.analysis.report.file import write_jsonl_atomic  # lazy: scipy
 
     reported = {c["id"] for p in payloads for c in p["cases"]}
     for p in payloads:
@@ -308,9 +308,9 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     from pytest_gameeval.pytest_plugin.spend import add_spend  # the cost, gate savings and budget (issue 46)
 
     add_spend(state, report)
-    from pytest_gameeval.analysis.report import records_seal
-    from pytest_gameeval.analysis.report_measures import attach_verdicts
-    from pytest_gameeval.analysis.report_schema import write_report  # checked against the shipped JSON Schema
+    from pytest_gameeval.analysis.report.file import records_seal
+    from pytest_gameeval.analysis.report.measures import attach_verdicts
+    from pytest_gameeval.analysis.report.schema import write_report  # checked against the shipped JSON Schema
 
     attach_verdicts(report)  # each game's entry carries its gate verdict
     records_path = report_path.with_suffix(".records.jsonl")
@@ -324,7 +324,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
 
 def _write_markdown_summary(state: GameEvalState) -> None:
     """--gameeval-summary-md FILE, and $GITHUB_STEP_SUMMARY (appended) when set."""
-    from pytest_gameeval.analysis.report import write_atomic  # lazy: scipy
+    from pytest_gameeval.analysis.report.file import write_atomic  # lazy: scipy
     from pytest_gameeval.pytest_plugin.summary import markdown_summary
 
     target = str(option_value(state.config, "gameeval_summary_md") or "")

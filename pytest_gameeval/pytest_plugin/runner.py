@@ -22,8 +22,8 @@ from typing import Any, Callable, Sequence
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
-from pytest_gameeval.analysis.gate import MEAN, RATE, GameGate, GateMetric
-from pytest_gameeval.analysis.report import cases_of, dataset_digest
+from pytest_gameeval.analysis.report.file import cases_of, dataset_digest
+from pytest_gameeval.analysis.verdicts.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.engine.errors import GameEvalError, ProviderError
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.options import GameOptions
@@ -131,7 +131,7 @@ def selected_specs(settings: Settings) -> list[GameSpec]:
 def gate_metrics(spec: GameSpec, game_report_keys: tuple[list[str], list[str]], settings: Settings) -> list[GateMetric]:
     """The metrics to gate for a game: its headline and turn-level measure (`spec.default_gated`), then any
     metric --gameeval-gate-metric names; `GAME.METRIC=ignore` drops one (the headline included).
-    Outcome shares are not gated one by one (analysis/verdict.py says why)."""
+    Outcome shares are not gated one by one (analysis/verdicts/judge.py says why)."""
     rate_keys, mean_keys = game_report_keys
     wanted: dict[str, tuple[bool | None, float | None]] = {key: (True, None) for key in spec.default_gated}
     wanted.update(settings.gate_metrics.get(spec.name, {}))

@@ -91,7 +91,7 @@ def _check_usage(state: GameEvalState) -> None:
 def _prepare(state: GameEvalState) -> None:
     """With a model: every input checked now, so bad input is one line before anything runs;
     a game whose data cannot be read fails its own item instead (state.broken)."""
-    from pytest_gameeval.analysis.report import incomparable, read_report
+    from pytest_gameeval.analysis.report.file import incomparable, read_report
     from pytest_gameeval.pytest_plugin.runner import expected_decoding, gate_metrics, score_keys
 
     settings = state.settings

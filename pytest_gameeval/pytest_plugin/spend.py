@@ -62,7 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
         estimate = bool(config.getoption("gameeval_estimate", False))
         if not (path or estimate):
             return
-        from pytest_gameeval.analysis.cost import load_prices
+        from pytest_gameeval.analysis.cost.prices import load_prices
 
         table = load_prices(_resolve(config, path)) if path else None  # a bad table: one line, model or not
         if state is None or not state.settings.model:
@@ -85,7 +85,7 @@ def _resolve(config: pytest.Config, path: str) -> Any:
 
 def plan_estimate(state: GameEvalState, table: Any) -> dict[str, Any]:
     """The estimate of this run's plan: its games, cases, options and seats, the gate's cases."""
-    from pytest_gameeval.analysis.estimate import estimate_plans, replayed_gate_games, seat_models
+    from pytest_gameeval.analysis.cost.estimate import estimate_plans, replayed_gate_games, seat_models
 
     settings, plans = state.settings, []
     gated = state.gated_games()
@@ -93,13 +93,13 @@ def plan_estimate(state: GameEvalState, table: Any) -> dict[str, Any]:
         entry = {"spec": plan.spec, "options": plan.options, "games": len(plan.cases),
                  "model_of": seat_models(plan.spec, plan.options, str(settings.model), settings.roles)}
         if name in gated:
-            from pytest_gameeval.analysis.report import cases_of
+            from pytest_gameeval.analysis.report.file import cases_of
 
             base = cases_of(state.baseline, name)  # type: ignore[arg-type]
             expected = replayed_gate_games(name, state.gate_metrics[name], settings.gate, base, len(plan.cases))
             entry["gate"] = (expected, len(plan.cases))
         plans.append(entry)
-    from pytest_gameeval.analysis.cache_model import MIN_PREFIX
+    from pytest_gameeval.analysis.cost.cache_model import MIN_PREFIX
 
     # the budget reserves by the same estimate: with the providers' caching unless told otherwise
     no_cache = state.config.getoption("gameeval_estimate_no_cache", False)
@@ -107,7 +107,7 @@ def plan_estimate(state: GameEvalState, table: Any) -> dict[str, Any]:
 
 
 def _print_estimate(config: pytest.Config, state: GameEvalState, table: Any) -> None:
-    from pytest_gameeval.analysis.estimate import estimate_lines
+    from pytest_gameeval.analysis.cost.estimate import estimate_lines
 
     terminal = config.pluginmanager.get_plugin("terminalreporter")
     for line in estimate_lines(plan_estimate(state, table)):
@@ -148,9 +148,9 @@ def add_spend(state: GameEvalState, report: dict[str, Any]) -> None:
     spend = state.config.stash.get(SPEND, None)
     if spend is None:
         return
-    from pytest_gameeval.analysis.cost import price_report
-    from pytest_gameeval.analysis.cost_report import gate_savings
-    from pytest_gameeval.analysis.game_verdict import gate_failures
+    from pytest_gameeval.analysis.cost.prices import price_report
+    from pytest_gameeval.analysis.cost.report import gate_savings
+    from pytest_gameeval.analysis.verdicts.game import gate_failures
 
     run = price_report(report, spend.table)
     if report.get("gate"):
@@ -179,7 +179,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def budget_verdicts(report: dict[str, Any]) -> None:
     """A gated game with games the budget did not start and no decided verdict fails: those games
     might have decided it (the gate never passes on games it did not play)."""
-    from pytest_gameeval.analysis.game_verdict import BETTER, SAME, WORSE
+    from pytest_gameeval.analysis.verdicts.game import BETTER, SAME, WORSE
 
     for name, entry in report["gate"]["games"].items():
         refused = sum(c["game"] == name and str(c.get("reason", "")).startswith("budget") for c in report["cases"])
@@ -195,7 +195,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = config.stash.get(STATE, None)
     if state is None or state.report is None:
         return
-    from pytest_gameeval.analysis.cost_report import report_cost_lines
+    from pytest_gameeval.analysis.cost.report import report_cost_lines
 
     lines = report_cost_lines(state.report)
     if lines:

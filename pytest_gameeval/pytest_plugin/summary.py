@@ -1,5 +1,5 @@
 """The pytest terminal summary's words: per game, its rates with 95% intervals (the gate's block
-is analysis/verdict_table.gate_lines). Pure functions over the report."""
+is analysis/verdicts/table.gate_lines). Pure functions over the report."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def markdown_summary(report: dict[str, Any], report_path: Any, headlines: dict[s
     and the game records are."""
     from collections import Counter
 
-    from pytest_gameeval.analysis.gate_table import gate_markdown
+    from pytest_gameeval.analysis.verdicts.gate_table import gate_markdown
 
     models = report.get("models") or {}
     lines = [f"## gameeval: `{models.get('evaluated')}`", ""]
@@ -124,7 +124,7 @@ def markdown_summary(report: dict[str, Any], report_path: Any, headlines: dict[s
         lines += ["", resumed]
     if report.get("gate"):
         lines += [""] + gate_markdown(report["gate"], str(models.get("evaluated")))
-    from pytest_gameeval.analysis.cost_report import report_cost_lines  # the run's cost, with a price table
+    from pytest_gameeval.analysis.cost.report import report_cost_lines  # the run's cost, with a price table
 
     lines += [""] + [f"- {line.strip()}" for line in report_cost_lines(report)] if report.get("cost") else []
     records = (report.get("run") or {}).get("records")

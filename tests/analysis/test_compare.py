@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_gameeval.analysis.verdict import BETTER, SAME, UNDECIDED, WORSE
+from pytest_gameeval.analysis.verdicts.judge import BETTER, SAME, UNDECIDED, WORSE
 from pytest_gameeval.cli.compare import main
 from pytest_gameeval.games.registry import get_spec
 

@@ -8,16 +8,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_gameeval.analysis.cost import (
+from pytest_gameeval.analysis.cost.estimate import estimate_game, measured_games
+from pytest_gameeval.analysis.cost.prices import (
     Price,
     PriceTable,
     case_cost,
     load_prices,
     totals,
 )
-from pytest_gameeval.analysis.cost_profile import load_profiles
-from pytest_gameeval.analysis.cost_report import cost_diff, cost_diff_lines, gate_savings
-from pytest_gameeval.analysis.estimate import estimate_game, measured_games
+from pytest_gameeval.analysis.cost.profile import load_profiles
+from pytest_gameeval.analysis.cost.report import cost_diff, cost_diff_lines, gate_savings
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.budget import Ledger, Spend
@@ -102,7 +102,7 @@ def test_report_diff_gives_both_runs_cost():
 
 
 def test_every_game_has_a_profile_shipped_in_the_package_and_another_version_is_said():
-    from pytest_gameeval.analysis.estimate import estimate_plans
+    from pytest_gameeval.analysis.cost.estimate import estimate_plans
 
     profiles = load_profiles()
     for name in GAMES:
@@ -171,7 +171,7 @@ def test_cache_tokens_in_a_usage_are_priced_at_their_own_prices():
 
 
 def test_the_leaderboard_gives_what_a_game_cost_where_it_was_priced(tmp_path):
-    from pytest_gameeval.analysis.leaderboard import Board, add_report, build, render_markdown
+    from pytest_gameeval.analysis.rankings.leaderboard import Board, add_report, build, render_markdown
 
     spec = get_spec("askguess")
     cases = [{"game": "askguess", "status": "played", "scores": {spec.headline: 0.5},

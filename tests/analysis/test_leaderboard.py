@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gameeval.analysis import leaderboard as L
+from pytest_gameeval.analysis.rankings import leaderboard as L
 from pytest_gameeval.cli import main as cli_main
 from pytest_gameeval.engine.errors import GameEvalError
 

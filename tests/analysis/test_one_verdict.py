@@ -1,6 +1,6 @@
 """One place decides a game's verdict (issue 39): the pytest gate, `gameeval report diff` and
 `gameeval compare` give the same verdict for the same pair of runs, because all three take it
-from analysis/game_verdict.decide; and nothing else in the package builds a verdict."""
+from analysis/verdicts/game.decide; and nothing else in the package builds a verdict."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gameeval.analysis.compare import analyze
-from pytest_gameeval.analysis.game_verdict import BETTER, MISSING, SAME, TOO_FEW, UNDECIDED, VERDICTS, WORSE
-from pytest_gameeval.analysis.gate import GameGate
-from pytest_gameeval.analysis.gate_config import GateConfig
-from pytest_gameeval.analysis.report import SCHEMA, SCHEMA_VERSION, diff_reports
+from pytest_gameeval.analysis.rankings.compare import analyze
+from pytest_gameeval.analysis.report.file import SCHEMA, SCHEMA_VERSION, diff_reports
+from pytest_gameeval.analysis.verdicts.game import BETTER, MISSING, SAME, TOO_FEW, UNDECIDED, VERDICTS, WORSE
+from pytest_gameeval.analysis.verdicts.gate import GameGate
+from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.pytest_plugin.runner import gate_metrics, score_keys
 from pytest_gameeval.pytest_plugin.settings import Settings
@@ -114,14 +114,14 @@ NAMES = {"BETTER", "WORSE", "SAME", "UNDECIDED", "TOO_FEW", "MISSING"}  # the ve
 
 
 def _metric_verdict(target: ast.expr) -> bool:
-    """`result["verdict"] = ...`: one metric's verdict (verdict.judge_metric, the statistics), not a game's."""
+    """`result["verdict"] = ...`: one metric's verdict (verdicts/judge.judge_metric, the statistics), not a game's."""
     return (
         isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and target.slice.value == "verdict"
     )
 
 
 def _decides(node: ast.AST) -> str | None:
-    """What `node` does that only game_verdict.py may: build a GameVerdict, write a game's result
+    """What `node` does that only verdicts/game.py may: build a GameVerdict, write a game's result
     from a verdict name, or return or assign a verdict name."""
     if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "GameVerdict":
         return "builds a GameVerdict"
@@ -143,7 +143,7 @@ def test_only_game_verdict_decides_a_game_verdict():
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "analysis/game_verdict.py":
+        if rel == "analysis/verdicts/game.py":
             continue
         offenders += [f"{rel}:{node.lineno} {what}" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                       if (what := _decides(node))]

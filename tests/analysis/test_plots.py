@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from pytest_gameeval.analysis import tournament as T
+from pytest_gameeval.analysis.rankings import tournament as T
 from pytest_gameeval.cli import bias_report
 from pytest_gameeval.engine.files import atomic_write, usual_mode
 from pytest_gameeval.engine.play import play_case

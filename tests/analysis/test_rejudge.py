@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gameeval.analysis.rejudge import NOT_ASKED, rejudge_record
-from pytest_gameeval.analysis.report import records_seal
+from pytest_gameeval.analysis.rejudge.record import NOT_ASKED, rejudge_record
+from pytest_gameeval.analysis.report.file import records_seal
 from pytest_gameeval.engine.events import FAILURE, REPLY, Event
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import GameRecord

@@ -9,8 +9,7 @@ import random
 import pytest
 from scipy import stats
 
-from pytest_gameeval.analysis.gate import GameGate, GateMetric, look_ends, mean_change, rate_change, spent
-from pytest_gameeval.analysis.report import (
+from pytest_gameeval.analysis.report.file import (
     SCHEMA,
     SCHEMA_VERSION,
     diff_reports,
@@ -20,7 +19,8 @@ from pytest_gameeval.analysis.report import (
     render_markdown,
     write_json_atomic,
 )
-from pytest_gameeval.analysis.verdict import (
+from pytest_gameeval.analysis.verdicts.gate import GameGate, GateMetric, look_ends, mean_change, rate_change, spent
+from pytest_gameeval.analysis.verdicts.judge import (
     BETTER,
     MEAN,
     MISSING,

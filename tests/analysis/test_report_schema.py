@@ -14,8 +14,8 @@ import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
-from pytest_gameeval.analysis.report import read_report
-from pytest_gameeval.analysis.report_schema import check_report, schema_errors, schema_text, write_report
+from pytest_gameeval.analysis.report.file import read_report
+from pytest_gameeval.analysis.report.schema import check_report, schema_errors, schema_text, write_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.metrics.stats import mean, rate
 
@@ -33,7 +33,7 @@ def test_the_schema_is_a_valid_json_schema_shipped_in_the_package_and_in_the_doc
     (block,) = re.findall(r"^## The schema\n\n```json\n(.*?)^```", doc, re.S | re.M)
     assert json.loads(block) == schema, "docs/report-schema.md's schema differs from the package's"
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"analysis/report_schema.json"' in pyproject  # package-data: in the wheel
+    assert '"analysis/report/schema.json"' in pyproject  # package-data: in the wheel
     printed = subprocess.run(["gameeval", "report", "schema"], capture_output=True, text=True, timeout=60)
     assert printed.returncode == 0 and json.loads(printed.stdout) == schema
 

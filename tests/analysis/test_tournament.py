@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gameeval.analysis import tournament as T
+from pytest_gameeval.analysis.rankings import tournament as T
 from pytest_gameeval.cli import main as cli_main
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord

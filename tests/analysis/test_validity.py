@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pytest_gameeval.analysis.validity import CONTRASTS, compare_arms, run, run_contrast
+from pytest_gameeval.analysis.rankings.validity import CONTRASTS, compare_arms, run, run_contrast
 from pytest_gameeval.cli import main as cli_main
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pytest_gameeval.analysis import bounds
-from pytest_gameeval.analysis.gate import GameGate, GateMetric, spent_same
-from pytest_gameeval.analysis.gate_config import GateConfig
-from pytest_gameeval.analysis.verdict import (
+from pytest_gameeval.analysis.verdicts import bounds
+from pytest_gameeval.analysis.verdicts.gate import GameGate, GateMetric, spent_same
+from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
+from pytest_gameeval.analysis.verdicts.judge import (
     MEAN,
     RATE,
     SAME,

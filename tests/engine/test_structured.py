@@ -10,7 +10,7 @@ import pytest
 from conftest import FakePlayer
 from inspect_ai.model import get_model
 
-from pytest_gameeval.analysis.report import incomparable, write_json_atomic
+from pytest_gameeval.analysis.report.file import incomparable, write_json_atomic
 from pytest_gameeval.cli.report import main
 from pytest_gameeval.engine.errors import EngineError, GameEvalError, ParseError
 from pytest_gameeval.engine.play import play_case

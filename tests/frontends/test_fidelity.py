@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log
 
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.options import coerce
 from pytest_gameeval.engine.record import GameRecord

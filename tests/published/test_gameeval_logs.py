@@ -155,7 +155,7 @@ def test_rejudge_seats_a_published_replay_again_and_lists_what_other_rules_chang
     failed call, which settles the turn as forfeited),
     re-judged as if its rules had become the paper's: the self-vote is now accepted, its recorded
     re-prompts are not asked, and the game ends as GameEval's did."""
-    from pytest_gameeval.analysis.rejudge import NOT_ASKED, rejudge_record
+    from pytest_gameeval.analysis.rejudge.record import NOT_ASKED, rejudge_record
 
     folder = tmp_path / "Oboe&Clarinet"
     folder.mkdir()

@@ -101,7 +101,7 @@ def test_unwritable_report_path_fails_cleanly(pytester):
 
 
 def test_report_path_that_is_a_directory_leaves_no_temporary_file(tmp_path):
-    from pytest_gameeval.analysis.report import write_json_atomic
+    from pytest_gameeval.analysis.report.file import write_json_atomic
 
     target = tmp_path / "report.json"
     target.mkdir()

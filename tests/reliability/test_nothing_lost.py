@@ -24,7 +24,7 @@ import psutil
 import pytest
 from conftest import loopback_server
 
-from pytest_gameeval.analysis.report import read_report, records_seal
+from pytest_gameeval.analysis.report.file import read_report, records_seal
 
 MODEL = "openai-api/loopback/bench"
 OTHER = "openai-api/loopback/other"

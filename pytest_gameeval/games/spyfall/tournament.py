@@ -1,4 +1,4 @@
-"""The SpyFall tournament (`gameeval tournament spyfall`, run by analysis/tournament.py): every
+"""The SpyFall tournament (`gameeval tournament spyfall`, run by analysis/rankings/tournament.py): every
 ordered model pair, one model playing the spy and the other every villager, and what its games
 show: spy win rate and spy living round per pairing, points and Bradley–Terry ratings."""
 

@@ -1,4 +1,4 @@
-"""The TofuKingdom tournament (`gameeval tournament tofukingdom`, run by analysis/tournament.py):
+"""The TofuKingdom tournament (`gameeval tournament tofukingdom`, run by analysis/rankings/tournament.py):
 the camps (Prince, Queen, Spy) played by different models in every arrangement, and what its
 games show: pairwise and per-camp win rates, points and Bradley–Terry ratings."""
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import loopback_server
 
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (inspect imported once for in-process runs)
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "live"))
 import fault_server  # noqa: E402
@@ -149,7 +149,7 @@ def test_our_price_of_a_call_is_inspects_compute_model_cost(tmp_path, read, writ
     from inspect_ai.model import ModelUsage
     from inspect_ai.model._model import ModelCost, compute_model_cost
 
-    from pytest_gameeval.analysis.cost import case_cost, load_prices
+    from pytest_gameeval.analysis.cost.prices import case_cost, load_prices
     from pytest_gameeval.transport.usage import billed_tokens
 
     usage = ModelUsage(input_tokens=700, output_tokens=90, input_tokens_cache_read=read or None,

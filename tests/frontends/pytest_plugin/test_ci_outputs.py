@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 
 GATE = ["--gameeval-only", "-p", "no:cacheprovider", "--gameeval-games", "askguess", "--gameeval-limit", "8"]
 

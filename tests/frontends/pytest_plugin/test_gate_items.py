@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 
 ONE = ["--gameeval-only", "-p", "no:randomly", "--gameeval-games", "askguess", "--gameeval-limit", "8"]
 TWO = ["--gameeval-only", "-p", "no:randomly", "-p", "no:cacheprovider", "--gameeval-games", "askguess,spyfall",

@@ -13,7 +13,7 @@ import pytest
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
 from pytest_gameeval import __version__
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 
 pytest_plugins = ["pytester"]
 

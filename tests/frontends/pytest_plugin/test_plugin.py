@@ -16,7 +16,7 @@ from conftest import loopback_server
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once here: pytester's in-process
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  runs would otherwise re-import inspect every time)
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.games.registry import GAMES, get_spec
 
 pytest_plugins = ["pytester"]

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 
 ARGS = [
     "--gameeval-only", "-p", "no:cacheprovider", "--gameeval-model", "gameeval/scripted/oracle",

@@ -13,7 +13,7 @@ import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.cli import main as cli
 from pytest_gameeval.pytest_plugin.settings import slice_of
 

@@ -20,8 +20,8 @@ import pytest
 from conftest import loopback_server
 
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (inspect imported once for in-process runs)
-from pytest_gameeval.analysis.cost import usd as money
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.cost.prices import usd as money
+from pytest_gameeval.analysis.report.file import read_report
 
 pytest_plugins = ["pytester"]
 

@@ -5,7 +5,7 @@ import re
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once: pytester runs in-process)
 import pytest_gameeval.pytest_plugin.runner  # noqa: F401
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.metrics.stats import rate
 from pytest_gameeval.pytest_plugin.summary import game_lines
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from pytest_gameeval.analysis.report import read_report
+from pytest_gameeval.analysis.report.file import read_report
 
 RUN = ["--gameeval-only", "-p", "no:randomly", "-p", "no:cacheprovider", "--gameeval-model=gameeval/scripted",
        "--gameeval-games", "askguess", "--gameeval-limit", "24", "-q"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.analysis.cost import add_usage
-from pytest_gameeval.analysis.prompt_digest import prompt_digest
-from pytest_gameeval.analysis.report_measures import game_measures
+from pytest_gameeval.analysis.cost.prices import add_usage
+from pytest_gameeval.analysis.report.measures import game_measures
+from pytest_gameeval.analysis.report.prompt_digest import prompt_digest
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
 
@@ -51,7 +51,7 @@ def game_entry(spec: GameSpec, options: dict[str, Any], dataset: dict[str, Any],
         # what the report measured: the game's version and fingerprint (docs/versions.md)
         "version": spec.version,
         "fingerprint": spec.fingerprint,
-        # what the models were shown (analysis/prompt_digest.py): a re-judged baseline stands in for
+        # what the models were shown (analysis/report/prompt_digest.py): a re-judged baseline stands in for
         # a rerun only where this is unchanged (gameeval rejudge)
         "prompts": prompt_digest(spec, options),
         "options": options,
@@ -62,7 +62,7 @@ def game_entry(spec: GameSpec, options: dict[str, Any], dataset: dict[str, Any],
         "cases_error": sum(c["status"] == "error" for c in cases),
         "metrics": spec.summarize(records) if records else {},
         "headline": spec.headline,  # what the gate, report diff and gameeval compare test
-        # its value, interval and count, and each gated measure's (analysis/report_measures.py)
+        # its value, interval and count, and each gated measure's (analysis/report/measures.py)
         "measures": game_measures(spec.headline, list(spec.default_gated), cases),
         "gated": list(spec.default_gated),  # ... beside the headline, one verdict over them
         "rate_keys": list(spec.rate_keys),

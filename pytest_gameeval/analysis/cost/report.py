@@ -1,11 +1,11 @@
 """A run's cost told: the summary's cost lines, the gate's savings, both runs' cost for `report
-diff`, each side's for `gameeval compare`, and a merged report's cost (analysis/cost.py prices)."""
+diff`, each side's for `gameeval compare`, and a merged report's cost (analysis/cost/prices.py prices)."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from pytest_gameeval.analysis.cost import PriceTable, case_cost, cost_line, totals, usd
+from pytest_gameeval.analysis.cost.prices import PriceTable, case_cost, cost_line, totals, usd
 
 GATE_STOPPED = "the sequential gate reached its verdict"
 

@@ -1,4 +1,4 @@
-"""The report's JSON Schema (report_schema.json, shipped in the package; docs/report-schema.md):
+"""The report's JSON Schema (schema.json, shipped in the package; docs/report-schema.md):
 `gameeval report schema` prints it, and every report this package writes is checked against it
 before it is written (a report that does not match is a bug: one error line, nothing written)."""
 
@@ -11,11 +11,11 @@ from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
 
-SCHEMA_FILE = "report_schema.json"
+SCHEMA_FILE = "schema.json"
 
 
 def schema_text() -> str:
-    return resources.files("pytest_gameeval.analysis").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return resources.files("pytest_gameeval.analysis.report").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
 @functools.cache
@@ -42,7 +42,7 @@ def check_report(report: Any, where: str = "report") -> None:
 
 def write_report(path: Any, report: dict[str, Any]) -> None:
     """The report as JSON (NaN as null), checked against the schema first, written atomically."""
-    from pytest_gameeval.analysis.report import clean, write_json_atomic  # lazy: scipy
+    from pytest_gameeval.analysis.report.file import clean, write_json_atomic  # lazy: scipy
 
     data = clean(report)
     check_report(data, str(path))

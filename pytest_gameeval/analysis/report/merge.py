@@ -1,7 +1,7 @@
 """`gameeval report merge OUT REPORT...`: one report from the reports of the slices of one run
 (`--gameeval-shard K/N` on N machines), equal to one machine's report of the same cases: the
 same cases, seeds and scores, each game's entry rebuilt from the slices' records by the function
-the plugin uses (analysis/report_game.py). Slices that overlap, are missing, or come from other
+the plugin uses (analysis/report/game.py). Slices that overlap, are missing, or come from other
 settings, models or game versions are refused with one line; nothing is written then.
 """
 
@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.report import game_version, read_report, write_jsonl_atomic
-from pytest_gameeval.analysis.report_game import game_entry
-from pytest_gameeval.analysis.report_schema import write_report
+from pytest_gameeval.analysis.report.file import game_version, read_report, write_jsonl_atomic
+from pytest_gameeval.analysis.report.game import game_entry
+from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -76,8 +76,8 @@ def _check_same(reports: list[tuple[Path, dict[str, Any]]]) -> None:
 
 
 def _records(path: Path, report: dict[str, Any]) -> list[dict[str, Any]]:
-    from pytest_gameeval.analysis.records_file import read_record_dicts
-    from pytest_gameeval.analysis.report import check_records_pair
+    from pytest_gameeval.analysis.report.file import check_records_pair
+    from pytest_gameeval.analysis.report.records import read_record_dicts
 
     name = (report.get("run") or {}).get("records")
     file = path.parent / str(name)
@@ -146,15 +146,15 @@ def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[di
         "cases": ordered,
         "gate": None,
     }
-    from pytest_gameeval.analysis.cost_report import recost  # the run's cost over every slice (issue 46)
-    from pytest_gameeval.analysis.report import validate
+    from pytest_gameeval.analysis.cost.report import recost  # the run's cost over every slice (issue 46)
+    from pytest_gameeval.analysis.report.file import validate
 
     recost(merged, [r for _, r in reports])
     return validate(merged, str(out)), [records[k] for k in sorted(records)]
 
 
 def write_merged(paths: list[Path], out: Path) -> dict[str, Any]:
-    from pytest_gameeval.analysis.report import records_seal
+    from pytest_gameeval.analysis.report.file import records_seal
 
     report, records = merge_reports(paths, out)
     write_jsonl_atomic(out.with_suffix(".records.jsonl"), records)

@@ -1,4 +1,4 @@
-"""How a provider's prompt cache bills a game's calls, for the estimate (analysis/estimate.py).
+"""How a provider's prompt cache bills a game's calls, for the estimate (analysis/cost/estimate.py).
 
 A seat's prompt each round is the previous round's prompt plus what happened since, so all of the
 previous prompt is a cached prefix of the next one:

@@ -20,8 +20,8 @@ from typing import Any, Iterable
 
 import jsonlines
 
-from pytest_gameeval.analysis.game_verdict import MISSING, WORSE, decide, fails, no_played_game
-from pytest_gameeval.analysis.verdict import judge
+from pytest_gameeval.analysis.verdicts.game import MISSING, WORSE, decide, fails, no_played_game
+from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.options import GameOptions
@@ -470,7 +470,7 @@ def tested_metrics(
 def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.1, *,
                  metrics: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None,
                  allow_structured_mismatch: bool = False, allow_version_change: bool = False) -> dict[str, Any]:
-    """Per game one verdict (analysis/verdict.judge, game_verdict.decide) on its headline and the named metrics,
+    """Per game one verdict (analysis/verdicts/judge.judge, game_verdict.decide) on its headline and the named metrics,
     at two-sided level alpha: better, worse, same, undecided, too few games or missing."""
     reasons = incomparable(old, new, allow_structured_mismatch=allow_structured_mismatch,
                            allow_version_change=allow_version_change)
@@ -500,7 +500,7 @@ def _identity(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_markdown(diff: dict[str, Any]) -> str:
-    from pytest_gameeval.analysis.verdict_table import markdown
+    from pytest_gameeval.analysis.verdicts.table import markdown
 
     old_model, new_model = str(diff["old"]["model"]), str(diff["new"]["model"])
     if diff["failing"]:

@@ -4,7 +4,7 @@ For each game asked, the game's registered inspect task is built once with the t
 given (`-T`), and run for model A and for model B (opponent roles bound alike with `--role`, or
 the game's declared defaults for both) in one inspect eval set, so inspect runs them concurrently
 and the logs can be resumed and read in `inspect view`. Each sample's game record comes back
-from the log; the game scores it (`spec.score`), and analysis/verdict.judge, the same function
+from the log; the game scores it (`spec.score`), and analysis/verdicts/judge.judge, the same function
 the gate and `report diff` use, gives the paired difference B - A of the headline with its
 interval and p, both outcome breakdowns and the verdict. Output: compare.json, compare.md
 (printed) and compare.png (one row per game: the difference and its interval).
@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from pytest_gameeval.analysis.game_verdict import decide, no_played_game
-from pytest_gameeval.analysis.verdict import judge
+from pytest_gameeval.analysis.verdicts.game import decide, no_played_game
+from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, check_scripted_model, get_spec
 
@@ -34,7 +34,7 @@ def build_tasks(
     from inspect_ai import task_with
 
     import gameeval.tasks as registered
-    from pytest_gameeval.analysis.tournament import _model, short_labels
+    from pytest_gameeval.analysis.rankings.tournament import _model, short_labels
 
     distinct = list(dict.fromkeys(models.values()))
     labels = short_labels(distinct) if len(distinct) > 1 else {distinct[0]: distinct[0].split("/")[-1]}
@@ -72,7 +72,7 @@ def play(tasks: list[Any], log_dir: Path, *, limit: int | None, epochs: int | No
     the tasks' bounded defaults where given."""
     from inspect_ai import eval_set
 
-    from pytest_gameeval.analysis.tournament import harness_errors
+    from pytest_gameeval.analysis.rankings.tournament import harness_errors
 
     # a failed run is re-run by running the same command again (eval_set resumes), not retried here
     kwargs: dict[str, Any] = {
@@ -97,7 +97,7 @@ def cases_from_logs(log_dir: Path) -> tuple[dict[tuple[str, str], list[dict[str,
     and (game, side) -> the game versions its logs name ("unknown version" before versions)."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    from pytest_gameeval.analysis.report import UNKNOWN_VERSION
+    from pytest_gameeval.analysis.report.file import UNKNOWN_VERSION
     from pytest_gameeval.engine.record import GameRecord
     from pytest_gameeval.inspect_ext.solver import NOT_STARTED_KEY
 

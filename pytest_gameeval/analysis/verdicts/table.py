@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.analysis.game_verdict import BETTER, MISSING, SAME, UNDECIDED, WORSE, fails, gate_failures
+from pytest_gameeval.analysis.verdicts.game import BETTER, MISSING, SAME, UNDECIDED, WORSE, fails, gate_failures
 
 TOO_SMALL_HINT = "play more games (--gameeval-trials N, or --gameeval-limit 0 for every row)"
 

@@ -1,5 +1,5 @@
 """Each game's token profile by round: measured by playing games, shipped with the package, read by
-the estimate (analysis/estimate.py).
+the estimate (analysis/cost/estimate.py).
 
 A profile holds, per game and version, every measured game as its rounds, and per round each
 model role's calls and the characters it was sent (the whole prompt of every call, as an API bills
@@ -7,9 +7,9 @@ it) and replied. Characters, not tokens: a prompt's length in characters is the 
 the tokenizer; the estimate turns them into tokens with `chars_per_token` (4, OpenAI's rule of
 thumb for English, and what the loopback test server counts), and the profile records the ratio the
 embedded model's own tokenizer gave beside it (`calibration`). How it is made and re-made:
-`cost_data/README.md`.
+`data/README.md`.
 
-    python -m pytest_gameeval.analysis.cost_profile [--games 12] [--local 8] [--local-rounds 5,30] [--out FILE]
+    python -m pytest_gameeval.analysis.cost.profile [--games 12] [--local 8] [--local-rounds 5,30] [--out FILE]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ CHARS_PER_TOKEN = 4.0
 
 def load_profiles() -> dict[str, Any]:
     """The profiles shipped with the package (importlib.resources: works from a wheel)."""
-    text = resources.files("pytest_gameeval.analysis").joinpath("cost_data/profiles.json").read_text(encoding="utf-8")
+    text = resources.files("pytest_gameeval.analysis.cost").joinpath("data/profiles.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--local", type=int, default=0, help="games of the embedded model (Ask-Guess)")
     parser.add_argument("--local-rounds", default="5,30",
                         help="max_rounds of the embedded model's games, comma-separated: each is played --local times")
-    parser.add_argument("--out", default="pytest_gameeval/analysis/cost_data/profiles.json")
+    parser.add_argument("--out", default="pytest_gameeval/analysis/cost/data/profiles.json")
     args = parser.parse_args(argv)
     local_options = {"askguess": [{"max_rounds": int(r)} for r in args.local_rounds.split(",") if r.strip()]}
     profile = build(args.games, args.local, local_options)

@@ -30,8 +30,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from pytest_gameeval.analysis.cost import usd
-from pytest_gameeval.analysis.report import UNKNOWN_VERSION, game_version, read_report
+from pytest_gameeval.analysis.cost.prices import usd
+from pytest_gameeval.analysis.report.file import UNKNOWN_VERSION, game_version, read_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics.ratings import ranking_text, tiers

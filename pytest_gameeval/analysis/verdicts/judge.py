@@ -1,6 +1,6 @@
 """Each tested metric's verdict for a pair of runs: the statistics the gate, `report diff` and
 `gameeval compare` share, so the three never disagree. The game's one verdict from these is
-analysis/game_verdict.decide's (`judge` calls it).
+analysis/verdicts/game.decide's (`judge` calls it).
 
 Input: the per-case entries of two runs of one game (each `{"case", "seed", "status", "outcome",
 "scores"}`, as the report stores them). Output: per tested metric the change new - old with its
@@ -9,7 +9,7 @@ interval and p, and its verdict:
 - better / worse: the change is beyond +-tolerance in that direction at the level asked
   (the interval of the change lies wholly beyond the tolerance, and the test rejects "no change");
 - same: the whole "same" interval (`ci_same`) lies within +-tolerance (two one-sided tests,
-  TOST). For values in [0, 1] (every headline) it is a distribution-free bound (analysis/bounds.py)
+  TOST). For values in [0, 1] (every headline) it is a distribution-free bound (analysis/verdicts/bounds.py)
   that allows for differences not seen yet: n games played alike are "same" only from
   bounds.min_games_same(tolerance, beta) on (36 at tolerance 0.1 and beta 0.025, `report diff`'s
   default), never after 2 or 3;
@@ -47,10 +47,10 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats
 
-from pytest_gameeval.analysis import bounds
+from pytest_gameeval.analysis.verdicts import bounds
 
 # the verdicts' names: what tests, benchmarks and tables import from here
-from pytest_gameeval.analysis.game_verdict import (
+from pytest_gameeval.analysis.verdicts.game import (
     BETTER,
     FAILING,
     MIN_GAMES,
@@ -290,7 +290,7 @@ def _bounded(values: Sequence[float]) -> bool:
 
 def same_interval(old: Sequence[float], new: Sequence[float], paired: bool, beta: float) -> tuple[list[float], str]:
     """The interval "same" is judged on for values in [0, 1] (every headline), each end missing
-    with at most `beta`: Gaffke's distribution-free bound (analysis/bounds.py), which allows for
+    with at most `beta`: Gaffke's distribution-free bound (analysis/verdicts/bounds.py), which allows for
     differences not seen yet and so never shrinks to nothing when most games were played alike.
     With n paired games all alike it fits inside +-T only from bounds.min_games_same(T, beta) on."""
     if paired:

@@ -1,5 +1,5 @@
 """Cost before a run: the calls, tokens and cost of a planned run, from each game's token profile by
-round (analysis/cost_profile.py, shipped with the package) and the models' prices.
+round (analysis/cost/profile.py, shipped with the package) and the models' prices.
 
 Per game the plan has n games (cases x trials). Each measured game of the profile is cut at the
 plan's `max_rounds` and priced with the models the plan seats in each role, which gives one
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from pytest_gameeval.analysis.cache_model import MIN_PREFIX, split_prompt, style_of
-from pytest_gameeval.analysis.cost import PriceTable, spread, usd
+from pytest_gameeval.analysis.cost.cache_model import MIN_PREFIX, split_prompt, style_of
+from pytest_gameeval.analysis.cost.prices import PriceTable, spread, usd
 
 MEASURES = ("calls", "input_tokens", "output_tokens", "input_tokens_cache_read", "input_tokens_cache_write", "usd")
 
@@ -27,7 +27,7 @@ def measured_games(profile: Mapping[str, Any], max_rounds: int | None, model_of:
                    ) -> list[dict[str, Any]]:
     """Each measured game, cut at `max_rounds`, as calls, tokens and cost (usd None: a model has no
     price); per model as well. With `cache_min` (tokens), prompts are billed as the model's provider
-    caches them (analysis/cache_model.py); None: no caching."""
+    caches them (analysis/cost/cache_model.py); None: no caching."""
     table_ = table if table is not None else PriceTable({})  # no table: only our own players are priced (0)
     return [_measured_game(_model_tokens(game, max_rounds, model_of, chars_per_token, cache_min), table_)
             for game in profile["games"]]
@@ -116,7 +116,7 @@ def replayed_gate_games(game: str, metrics: Sequence[Any], config: Any, base_cas
                         n_cases: int) -> int:
     """Games the sequential gate needs when the new run replays its baseline's games one for one
     (an unchanged, deterministic model): its looks run on the baseline's own cases."""
-    from pytest_gameeval.analysis.gate import GameGate
+    from pytest_gameeval.analysis.verdicts.gate import GameGate
 
     gate = GameGate.against(game, metrics, config, list(base_cases), n_cases)
     new = [dict(c) for c in base_cases][:n_cases]
@@ -206,7 +206,7 @@ def estimate_plans(plans: Sequence[Mapping[str, Any]], table: PriceTable | None,
     """The estimate of a planned run. Each plan: `spec`, `options` (typed), `games` (cases x trials),
     `model_of` (role -> model) and optionally `gate` (expected, worst games). `cache_min`: the
     providers' prompt caching from prefixes of that many tokens (None: no caching)."""
-    from pytest_gameeval.analysis.cost_profile import load_profiles
+    from pytest_gameeval.analysis.cost.profile import load_profiles
 
     profiles = profiles if profiles is not None else load_profiles()
     cpt = chars_per_token or profiles["chars_per_token"]

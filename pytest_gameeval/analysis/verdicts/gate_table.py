@@ -1,15 +1,15 @@
 """The gate's result as a markdown table, for a pull request or a CI job summary.
 
 Rendered from the gate's own results (`GameGate.to_dict()` per game, as the report's `gate` section
-holds them) with the pieces the terminal lines use (analysis/verdict_table.py), so a change to the
+holds them) with the pieces the terminal lines use (analysis/verdicts/table.py), so a change to the
 gate's verdicts shows here without a second copy of its logic."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.analysis.game_verdict import fails, gate_failures
-from pytest_gameeval.analysis.verdict_table import _num, interval, model_of, outcomes_text
+from pytest_gameeval.analysis.verdicts.game import fails, gate_failures
+from pytest_gameeval.analysis.verdicts.table import _num, interval, model_of, outcomes_text
 
 
 def gate_markdown(gate: dict[str, Any], new_model: str = "?") -> list[str]:

@@ -5,7 +5,7 @@ key), and, when the run was gated, the game's verdict.
 
 `games.GAME.measures.KEY = {"value", "ci": [low, high], "n", "k" (0/1 values), "method", "role"}`;
 `games.GAME.verdict = {"verdict": "pass"|"fail", "result", "reason"}` (the schema:
-analysis/report_schema.json, docs/report-schema.md).
+analysis/report/schema.json, docs/report-schema.md).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The re-judged report is the old report with every game's entry made again by the
 replay diverged becomes an `error` case saying where and why), and per game a `rejudged` entry:
 the version it was re-judged from, the moves, games and outcomes that changed, and whether it may
 stand in for a rerun (`stands_in`, with the reason). The gate and `report diff` accept it as a
-baseline across the version change only then (analysis/report.py: `rejudged_problems`).
+baseline across the version change only then (analysis/report/file.py: `rejudged_problems`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.prompt_digest import prompt_digest
-from pytest_gameeval.analysis.records_file import read_records
-from pytest_gameeval.analysis.rejudge import Rejudged, rejudge_record
-from pytest_gameeval.analysis.report import check_records_pair, read_report, validate
-from pytest_gameeval.analysis.report_game import game_entry
+from pytest_gameeval.analysis.rejudge.record import Rejudged, rejudge_record
+from pytest_gameeval.analysis.report.file import check_records_pair, read_report, validate
+from pytest_gameeval.analysis.report.game import game_entry
+from pytest_gameeval.analysis.report.prompt_digest import prompt_digest
+from pytest_gameeval.analysis.report.records import read_records
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import get_spec

@@ -1,10 +1,10 @@
 """A game's verdict, decided in one place: better, worse, same, undecided, too few games or missing.
 
 `decide` is the only function that gives a game its verdict; it returns a GameVerdict. The gate
-(analysis/gate.py), `gameeval report diff` (analysis/report.py), `gameeval compare`
-(analysis/compare.py), the terminal lines, the markdown tables and the summaries render that
+(analysis/verdicts/gate.py), `gameeval report diff` (analysis/report/file.py), `gameeval compare`
+(analysis/rankings/compare.py), the terminal lines, the markdown tables and the summaries render that
 result and decide nothing. What each tested metric's verdict is (the statistics) is
-analysis/verdict.judge_metric's; this module only combines them with what the runs played.
+analysis/verdicts/judge.judge_metric's; this module only combines them with what the runs played.
 `gate_failures` likewise decides, once, whether a session's gate fails and why.
 
 Two designs ask for a verdict, and `decide` says how they differ (`gate`):

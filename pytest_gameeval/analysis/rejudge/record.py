@@ -13,7 +13,7 @@ the replies as the recorded version did. Where they judge differently:
 Out: per game the moves judged differently, the games that diverged, the outcomes that changed,
 and the re-judged records, scored and summarised by the installed metrics. A re-judged report
 stands in for a rerun (the gate and `report diff` take it as a baseline, and say so) only where the
-models were shown the same prompts: the report's prompt digest (analysis/prompt_digest.py) is the
+models were shown the same prompts: the report's prompt digest (analysis/report/prompt_digest.py) is the
 installed one and every host line of the replays is the recorded one.
 """
 

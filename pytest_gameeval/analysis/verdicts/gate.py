@@ -4,7 +4,7 @@ Every comparison works on per-game numbers the game itself produced (`spec.score
 per case in the report). The gate tests each game's headline (`spec.headline`, `played_quality`)
 and any metric the user names (`--gameeval-gate-metric GAME.METRIC=higher|lower[:TOLERANCE]`),
 never every outcome share: the outcome labels are shown as a breakdown and tested together, as
-evidence only (analysis/verdict.py). Each metric's test is analysis/verdict.judge_metric, the same
+evidence only (analysis/verdicts/judge.py). Each metric's test is analysis/verdicts/judge.judge_metric, the same
 function `report diff` and `gameeval compare` use: paired where both runs played the same cases
 with the same seeds, independent otherwise.
 
@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from pytest_gameeval.analysis.game_verdict import GameVerdict, decide
-from pytest_gameeval.analysis.gate_config import GateConfig
-from pytest_gameeval.analysis.verdict import (
+from pytest_gameeval.analysis.verdicts.game import GameVerdict, decide
+from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
+from pytest_gameeval.analysis.verdicts.judge import (
     BETTER,
     MEAN,
     MISSING,
