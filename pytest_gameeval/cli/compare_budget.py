@@ -57,7 +57,12 @@ class PairBudget:
         pair = self.pairs.get(key)
         if pair is None:
             pair = self.pairs[key] = _Pair(asyncio.get_running_loop().create_future())
-            pair.decided.set_result(await self.spend.refuse(_Case(key, game)))
+            try:
+                reason = await self.spend.refuse(_Case(key, game))
+            except BaseException as e:  # cancelled mid-check: the other side must not wait for ever
+                pair.decided.set_result(f"budget: not started, its budget check did not finish ({type(e).__name__})")
+                raise
+            pair.decided.set_result(reason)
         return await pair.decided
 
     def finished(self, key: str, side: str, record: GameRecord | None) -> None:
