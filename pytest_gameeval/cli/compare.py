@@ -109,12 +109,11 @@ def main(argv: list[str]) -> int:
     roles = dict(key_value_pairs(args.role, "--role", allow_empty_value=True))
     from pytest_gameeval.cli.compare_budget import admitted, budgeted
     from pytest_gameeval.cli.compare_budget import lines as budget_lines
-    from pytest_gameeval.cli.compare_spend import check_budget, cost_lines, pair_budget, prices
+    from pytest_gameeval.cli.compare_spend import cost_lines, pair_budget, prices
 
     table = prices(args)
     budget = None
     if not args.analyze_only:
-        check_budget(args, games, names, task_args, roles, table)
         budget = pair_budget(args, out, games, names, task_args, roles, table)
         tasks = build_tasks(games, names, task_args, roles, solver_of=budgeted if budget else None)
         retries = {"max_retries": args.max_retries, "timeout": args.timeout, "attempt_timeout": args.attempt_timeout}

@@ -22,7 +22,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pytest_gameeval.analysis.cost.prices import PriceTable, usd
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.inspect_ext.solver import NOT_STARTED_KEY, RECORD_KEY
-from pytest_gameeval.pytest_plugin.budget import Ledger, Spend, record_cost
+from pytest_gameeval.pytest_plugin.budget import BUDGET_REASON, Ledger, Spend, record_cost
 
 LEDGER = "compare.spend.sqlite"
 
@@ -60,7 +60,8 @@ class PairBudget:
             try:
                 reason = await self.spend.refuse(_Case(key, game))
             except BaseException as e:  # cancelled mid-check: the other side must not wait for ever
-                pair.decided.set_result(f"budget: not started, its budget check did not finish ({type(e).__name__})")
+                unfinished = f"its budget check did not finish ({type(e).__name__})"
+                pair.decided.set_result(f"{BUDGET_REASON}: not started, {unfinished}")
                 raise
             pair.decided.set_result(reason)
         return await pair.decided

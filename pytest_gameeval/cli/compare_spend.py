@@ -23,9 +23,9 @@ def prices(args: argparse.Namespace) -> PriceTable | None:
 
 
 def _per_case(games: Sequence[str], names: Mapping[str, str], task_args: Mapping[str, str],
-              roles: Mapping[str, str], limit: int | None, epochs: int | None,
-              table: PriceTable) -> list[tuple[int, float]]:
-    """Per game: planned cases and both sides' cost of one case at the estimate's 90th percentile."""
+              roles: Mapping[str, str], limit: int | None, table: PriceTable) -> list[tuple[int, float]]:
+    """Per game: planned cases and both sides' cost of one case (one epoch) at the estimate's 90th
+    percentile."""
     from pytest_gameeval.analysis.cost.estimate import estimate_plans, seat_models
     from pytest_gameeval.games.registry import get_spec
     from pytest_gameeval.pytest_plugin.runner import plan_game
@@ -34,7 +34,7 @@ def _per_case(games: Sequence[str], names: Mapping[str, str], task_args: Mapping
     out = []
     for game in games:
         spec = get_spec(game)
-        settings = Settings(model=names["A"], roles=dict(roles), games=[game], trials=epochs or 1, limit=limit or 0,
+        settings = Settings(model=names["A"], roles=dict(roles), games=[game], trials=1, limit=limit or 0,
                             option_overrides=list(task_args.items()))
         plan = plan_game(spec, settings)
         each = 0.0
@@ -44,50 +44,41 @@ def _per_case(games: Sequence[str], names: Mapping[str, str], task_args: Mapping
             if est["unpriced"]:
                 raise GameEvalError(f"--budget: no price for {', '.join(est['unpriced'])} in {table.source}")
             each += (est["games"][0]["per_game"]["usd"] or {}).get("p90", 0.0)
-        out.append((len(plan.cases) // (epochs or 1), each * (epochs or 1)))
+        out.append((len(plan.cases), each))
     return out
-
-
-def check_budget(args: argparse.Namespace, games: Sequence[str], names: Mapping[str, str],
-                 task_args: Mapping[str, str], roles: Mapping[str, str], table: PriceTable | None) -> None:
-    """Before play: the whole plan's estimated cost beside the budget, and one error line when not
-    even one case would fit. The budget itself is kept case by case (cli/compare_budget.py):
-    the estimate's 90th percentile is pessimistic, so cutting the plan by it would play fewer cases
-    than the budget pays for."""
-    if args.budget is None or table is None:
-        return
-    plan = _per_case(games, names, task_args, roles, args.limit, args.epochs, table)
-    most = max(rows for rows, _ in plan)
-
-    def cost(limit: int) -> float:
-        return sum(min(limit, rows) * each for rows, each in plan)
-
-    first = max(each for _, each in plan)  # a case is reserved before it starts: the dearest must fit alone
-    if first > args.budget:
-        raise GameEvalError(f"--budget {usd(args.budget)}: not even one case fits (one costs about {usd(first)} "
-                            f"on both sides at the estimate's 90th percentile)")
-    fits = "fits in it" if cost(most) <= args.budget else "does not all fit"
-    print(f"budget {usd(args.budget)}: the plan of {most} cases per game, estimated at most {usd(cost(most))}, {fits}; "
-          f"a case starts on both sides only while the spend so far, the cases running and its estimate stay "
-          f"within the budget, else neither side plays it")
 
 
 def pair_budget(args: argparse.Namespace, out: Path, games: Sequence[str], names: Mapping[str, str],
                 task_args: Mapping[str, str], roles: Mapping[str, str], table: PriceTable | None) -> Any:
-    """The budget that refuses cases one by one (cli/compare_budget.py), or None without --budget:
-    each game's expected cost of one case on both sides, and what the logs already hold is spent."""
+    """The budget that refuses cases one by one (cli/compare_budget.py), or None without --budget.
+
+    Before play it prints the whole plan's estimated cost beside the budget, and is one error line
+    when not even one case would fit. It does not cut the plan: the estimate's 90th percentile is
+    pessimistic, so a plan cut by it would play fewer cases than the budget pays for. Each case
+    reserves its game's estimated cost on both sides; what the logs already hold (a resumed run) is
+    spent."""
     if args.budget is None or table is None:
         return None
     from pytest_gameeval.analysis.rankings.compare import cases_from_logs
     from pytest_gameeval.cli.compare_budget import PairBudget
 
-    pair_cost = {game: each for game, (_, each) in
-                 zip(games, _per_case(games, names, task_args, roles, args.limit, None, table))}
+    plan = _per_case(games, names, task_args, roles, args.limit, table)
+    epochs = args.epochs or 1
+    most = max(rows for rows, _ in plan)
+    whole = sum(rows * each for rows, each in plan) * epochs
+    first = max(each for _, each in plan) * epochs  # a case is reserved before it starts: the dearest must fit alone
+    if first > args.budget:
+        raise GameEvalError(f"--budget {usd(args.budget)}: not even one case fits (one costs about {usd(first)} "
+                            f"on both sides at the estimate's 90th percentile)")
+    fits = "fits in it" if whole <= args.budget else "does not all fit"
+    print(f"budget {usd(args.budget)}: the plan of {most} cases per game, estimated at most {usd(whole)}, {fits}; "
+          f"a case starts on both sides only while the spend so far, the cases running and its estimate stay "
+          f"within the budget, else neither side plays it")
     earlier = 0.0
     if (out / "logs").is_dir():  # a resumed run: its finished games were paid for
         logged = sides_cost(cases_from_logs(out / "logs")[0], table)
         earlier = sum(logged[side]["usd"] or 0.0 for side in ("A", "B"))
-    return PairBudget(out, args.budget, table, pair_cost, earlier)
+    return PairBudget(out, args.budget, table, {game: each for game, (_, each) in zip(games, plan)}, earlier)
 
 
 def cost_lines(result: dict[str, Any], cases: Any, table: PriceTable | None, names: Mapping[str, str]) -> list[str]:
