@@ -113,14 +113,16 @@ class RunStore:
         if records_bytes:
             files[records_path.name] = records_bytes
         run_id = self._new_folder()
-        meta = {**meta, "schema": META_SCHEMA, "id": run_id, "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        saved = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        meta = {**meta, "schema": META_SCHEMA, "id": run_id, "saved": saved,
                 "files": {name: {"sha256": _sha(data), "bytes": len(data)} for name, data in files.items()}}
         try:
             for name, data in files.items():
                 self._put(self._key(run_id, name), data)
             self._put(self._key(run_id, META), (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
         except OSError as e:
-            raise GameEvalError(f"{self.where(run_id)}: cannot save the run ({getattr(e, 'strerror', None) or e})") from None
+            why = getattr(e, "strerror", None) or e
+            raise GameEvalError(f"{self.where(run_id)}: cannot save the run ({why})") from None
         return run_id
 
     def _new_folder(self) -> str:
@@ -154,7 +156,8 @@ class RunStore:
         except FileNotFoundError:
             return []
         except OSError as e:
-            raise GameEvalError(f"history store {self.label}: cannot list runs ({getattr(e, 'strerror', None) or e})") from None
+            why = getattr(e, "strerror", None) or e
+            raise GameEvalError(f"history store {self.label}: cannot list runs ({why})") from None
         out = []
         for key in keys:
             run_id = key.rstrip("/").split("/")[-2]

@@ -98,6 +98,8 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
             text = (f"  {name + '.' + metric:<26} {v['direction']:<7} {_num(v['old']):>9} {_num(v['new']):>9} "
                     f"{_num(v['change'], True):>8}  {interval(v['ci']):<19} {v.get('games', g['games_used']):>5}  "
                     f"{design:<11} {v['verdict']}")
+            if v.get("tolerance") is not None and v["tolerance"] != gate["tolerance"]:  # its own (or relative: fixed)
+                text += f" (tolerance ±{v['tolerance']:.3g})"
             out.append((text, {"red": v["verdict"] == WORSE, "bold": v["verdict"] == WORSE}))
         if g.get("outcomes"):
             out.append((f"  {name} outcomes (evidence, never decides): {outcomes_text(g['outcomes'])}", {}))
