@@ -5,8 +5,8 @@ from the store, `--gameeval-storage` says where. The store and the choice: analy
 
 What is stored: a run that wrote its report. An interrupted run writes none (its finished games wait
 in the journal for --gameeval-resume; the resumed run is the one stored), and a run the provider
-stopped (nothing measured, exit 5) is not stored either: stored, it would become the newest run and
-the next run's baseline. A run whose gate failed is stored, marked so (`gate.verdict` in its
+stopped (nothing measured, exit 6), or that played no game at all, is not stored either: stored, it
+would become the newest run and the next run's baseline. A run whose gate failed is stored, marked so (`gate.verdict` in its
 meta.json), and is passed over when `latest` picks a baseline.
 """
 
@@ -109,8 +109,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
 
-    if session.exitstatus == PROVIDER_FAILED:
-        session.config.stash[SAVED] = "gameeval: not saved to the history store: the provider stopped the run"
+    if session.exitstatus == PROVIDER_FAILED or not any(c["status"] == "played" for c in state.report["cases"]):
+        why = "the provider stopped the run" if session.exitstatus == PROVIDER_FAILED else "no game was played"
+        session.config.stash[SAVED] = f"not saved to the history store: {why} (nothing measured)"
         return
     from pytest_gameeval.analysis.history.meta import meta_of
 
