@@ -67,6 +67,10 @@ class StoredRun:
         return (self.meta.get("gate") or {}).get("verdict") == "fail"
 
 
+def _why(e: BaseException) -> str:
+    return str(getattr(e, "strerror", None) or f"{type(e).__name__}: {e}").splitlines()[0]
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -79,7 +83,8 @@ class RunStore:
 
         self.label = str(url)
         try:
-            self.fs, root = fsspec.core.url_to_fs(str(url))
+            # a fresh client: a cached one may hold another endpoint or credentials (the environment changed)
+            self.fs, root = fsspec.core.url_to_fs(str(url), skip_instance_cache=True)
         except (ImportError, ValueError) as e:
             raise GameEvalError(f"history store {url}: cannot open ({e})") from None
         self.root = str(root).rstrip("/")
@@ -120,9 +125,8 @@ class RunStore:
             for name, data in files.items():
                 self._put(self._key(run_id, name), data)
             self._put(self._key(run_id, META), (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
-        except OSError as e:
-            why = getattr(e, "strerror", None) or e
-            raise GameEvalError(f"{self.where(run_id)}: cannot save the run ({why})") from None
+        except Exception as e:  # an object store's client raises its own errors (botocore's): one line each
+            raise GameEvalError(f"{self.where(run_id)}: cannot save the run ({_why(e)})") from None
         return run_id
 
     def _new_folder(self) -> str:
@@ -151,13 +155,13 @@ class RunStore:
     def runs(self) -> list[StoredRun]:
         """Every whole run, oldest first (an id sorts by the time of its save)."""
         try:
+            self.fs.invalidate_cache()  # object stores' listings are cached per process: another job may have saved
             keys = sorted(self.fs.glob(f"{self.root}/runs/*/{META}"))
             blobs = self.fs.cat(keys) if keys else {}
         except FileNotFoundError:
             return []
-        except OSError as e:
-            why = getattr(e, "strerror", None) or e
-            raise GameEvalError(f"history store {self.label}: cannot list runs ({why})") from None
+        except Exception as e:
+            raise GameEvalError(f"history store {self.label}: cannot list runs ({_why(e)})") from None
         out = []
         for key in keys:
             run_id = key.rstrip("/").split("/")[-2]
@@ -211,9 +215,8 @@ class RunStore:
         for name in run.meta["files"]:
             try:
                 (target / name).write_bytes(self.fs.cat_file(self._key(run.id, name)))
-            except (OSError, FileNotFoundError) as e:
-                raise GameEvalError(f"{self.where(run.id, name)}: cannot read ({getattr(e, 'strerror', None) or e})") \
-                    from None
+            except Exception as e:
+                raise GameEvalError(f"{self.where(run.id, name)}: cannot read ({_why(e)})") from None
         return target / REPORT
 
     def load(self, run: StoredRun, scratch: Path | None = None) -> tuple[dict[str, Any], Path]:
