@@ -3,16 +3,13 @@
 __version__ = "0.6.0"
 
 
-def read_report(path: str) -> list[dict]:
-    """A gameeval report as rows for pandas, one per game: `game`, `version`, `model`, `headline`,
-    `value`, `ci_low`, `ci_high` (95%), `n`, the same for `legal_first_try`, and `cases_played`.
-    The file is checked as `--gameeval-baseline` checks it (one error line naming it when it is
-    not a report, a value is out of range or its records are not the ones written with it).
 
-        import pandas as pd, pytest_gameeval
-        df = pd.DataFrame(pytest_gameeval.read_report("reports/gameeval-report.json"))
-    """
-    from pytest_gameeval.analysis.history.rows import report_rows  # lazy: every pytest run imports this package
-    from pytest_gameeval.analysis.report.file import read_report as read_checked
+def __getattr__(name: str) -> object:
+    """`pytest_gameeval.read_report`, loaded on first use (analysis/history/rows.py): every pytest run
+    imports this package, and the games import it for `__version__`; by name, so neither reaches
+    the analysis through it."""
+    if name == "read_report":
+        import importlib
 
-    return report_rows(read_checked(path))
+        return importlib.import_module("pytest_gameeval.analysis.history.rows").read_report
+    raise AttributeError(f"module 'pytest_gameeval' has no attribute {name!r}")

@@ -6,8 +6,8 @@ from the store, `--gameeval-storage` says where. The store and the choice: analy
 What is stored: a run that wrote its report. An interrupted run writes none (its finished games wait
 in the journal for --gameeval-resume; the resumed run is the one stored), and a run the provider
 stopped (nothing measured, exit 6), or that played no game at all, is not stored either: stored, it
-would become the newest run and the next run's baseline. A run whose gate failed is stored, marked so (`gate.verdict` in its
-meta.json), and is passed over when `latest` picks a baseline.
+would become the newest run and the next run's baseline. A run whose gate failed is stored, marked
+so (`gate.verdict` in its meta.json), and is passed over when `latest` picks a baseline.
 """
 
 from __future__ import annotations

@@ -70,7 +70,8 @@ def test_no_comparable_run_is_one_line_and_exit_4_unless_latest_if_any(pytester)
                                               "--gameeval-option=askguess.max_rounds=3")
     assert other_data.ret == 4
     other_data.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-compare: no baseline in *: none of its 1 stored runs "
-                                     "is comparable with this run (newest: *Z-*: askguess: different game options max_rounds*"])
+                                     "is comparable with this run (newest: *Z-*: askguess: different game options "
+                                     "max_rounds*"])
     named = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-compare=nosuchname")
     assert named.ret == 4
     named.stderr.fnmatch_lines(["ERROR: gameeval: history store *: no run 'nosuchname' (not an id, id prefix or name; "
