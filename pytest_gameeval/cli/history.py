@@ -25,7 +25,8 @@ def _parser() -> CommandParser:
     parser = CommandParser(prog="gameeval history", description="the stored runs of pytest-gameeval (docs/history.md)")
     parser.add_argument("--storage", default=os.environ.get("GAMEEVAL_STORAGE") or DEFAULT_STORAGE,
                         help="the store: a folder or an fsspec URL (default: $GAMEEVAL_STORAGE, else .gameeval)")
-    sub = parser.add_subparsers(dest="action", required=True)
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION",
+                                help="list | show ID | compare [ID...] | add REPORT (each with --help)")
     for name, text in (("list", "every stored run: id, date, commit, model, games and each game's headline"),
                        ("compare", "per game each run's headline and legal_first_try with intervals, and the verdict "
                                    "between consecutive runs")):
@@ -38,11 +39,12 @@ def _parser() -> CommandParser:
         p.add_argument("--last", type=int, metavar="N", help="only the newest N runs (after the filters)")
         p.add_argument("--model", help="only runs of this evaluated model")
         p.add_argument("--game", action="append", default=[], help="only runs (and rows) of this game (repeatable)")
-        p.add_argument("--format", choices=FORMATS, default="markdown")
+        p.add_argument("--format", choices=FORMATS, default="markdown",
+                       help="markdown (default), json, or csv (pandas.read_csv: one row per run x game)")
         p.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
     show = sub.add_parser("show", help="one run's metadata and per-game rows")
     show.add_argument("run", metavar="ID", help="id, id prefix, NAME or latest")
-    show.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    show.add_argument("--format", choices=("markdown", "json"), default="markdown", help="markdown (default) or json")
     add = sub.add_parser("add", help="store a report (with its records beside it) as a run, e.g. a merged sharded run")
     add.add_argument("path", metavar="REPORT", help="a gameeval report JSON, its records beside it")
     add.add_argument("--name", default="", help="the run's NAME")
