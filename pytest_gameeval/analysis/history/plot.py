@@ -13,6 +13,10 @@ from pytest_gameeval.engine.files import save_figure
 _MARKS = {"worse": ("v", "tab:red"), "better": ("^", "tab:green")}
 
 
+def _short(model: str, width: int = 28) -> str:
+    return model if len(model) <= width else "…" + model[-(width - 1):]
+
+
 def plot_game(result: dict[str, Any], game: str, path: Path) -> Path:
     import matplotlib
 
@@ -38,7 +42,7 @@ def plot_game(result: dict[str, Any], game: str, path: Path) -> Path:
                         ha="center", va="bottom", color="gray")
     values = [r["value"] for r in rows if r["value"] is not None]
     ax.plot([x for x, r in zip(xs, rows) if r["value"] is not None], values, color="tab:blue", alpha=0.4)
-    ax.set_xticks(xs, [f"{r['name'] or r['run'][:15]}\n{str(r['model'])[-22:]}\nv{r['version']}" for r in rows],
+    ax.set_xticks(xs, [f"{r['name'] or r['run'][:15]}\n{_short(str(r['model']))}\nv{r['version']}" for r in rows],
                   fontsize=7)
     ax.set_ylabel(f"{rows[-1]['headline']} (95% CI)")
     ax.set_title(f"{game}: {rows[-1]['headline']} across stored runs ({result['comparisons']} comparisons in the "
