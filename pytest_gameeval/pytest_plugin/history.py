@@ -12,6 +12,7 @@ so (`gate.verdict` in its meta.json), and is passed over when `latest` picks a b
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -24,6 +25,8 @@ from pytest_gameeval.pytest_plugin.options import option_value
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState
 
 SAVED = pytest.StashKey[str]()
+CHOSEN = pytest.StashKey[str]()  # the stored run the controller chose ("": none), handed to xdist workers
+WORKER_KEY = "gameeval_compare_run"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -78,8 +81,15 @@ def stored_baseline(state: GameEvalState) -> str | None:
     if save_name(config) is not None and state.settings.slice is not None:
         raise GameEvalError("--gameeval-save/--gameeval-autosave store a whole run, not one slice: merge the slices "
                             "(gameeval report merge) and store the merged report with gameeval history add")
+    if save_name(config) is not None and not state.is_worker:
+        _check_writable(config)
     if not ref:
         return None
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKER_KEY in workerinput:  # the controller's choice, not a later run's
+        ref = workerinput[WORKER_KEY]
+        if not ref:
+            return None
     if option_value(config, "gameeval_baseline"):
         raise GameEvalError("--gameeval-compare and --gameeval-baseline both name a baseline: give one")
     from pytest_gameeval.analysis.history.choose import choose
@@ -92,6 +102,7 @@ def stored_baseline(state: GameEvalState) -> str | None:
     store = _store(config)
     choice = choose(store, ref, preview, allow_version_change=settings.gate.allow_version_change)
     state.notes.append(choice.line)
+    config.stash[CHOSEN] = choice.run.id if choice.run is not None else ""
     if choice.run is None:
         return None
     scratch = None if store.local else Path(tempfile.mkdtemp(prefix="gameeval-baseline-"))
@@ -99,6 +110,31 @@ def stored_baseline(state: GameEvalState) -> str | None:
         config.add_cleanup(lambda: shutil.rmtree(scratch, ignore_errors=True))
     _, path = store.load(choice.run, scratch)  # a stored run edited by hand: one line naming the file
     return str(path)
+
+
+def _check_writable(config: pytest.Config) -> None:
+    """A local store that cannot be written is bad input: one line before any game is played (an
+    object store's permissions show only when it is written: then one line at the end)."""
+    url = storage_of(config)
+    if "://" in url:
+        return
+    path = Path(url)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError("not writable")
+    except OSError as e:
+        raise GameEvalError(f"--gameeval-storage {path}: cannot write the history store there "
+                            f"({e.strerror or e})") from None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist workers gate against the run the controller chose, even if another job saved a newer
+    comparable run in between."""
+    chosen = node.config.stash.get(CHOSEN, None)
+    if chosen is not None:
+        node.workerinput[WORKER_KEY] = chosen
 
 
 @pytest.hookimpl(trylast=True)  # after report_writer's: the report and records are written

@@ -181,6 +181,8 @@ class RunStore:
             raise GameEvalError(f"{where}: names run {meta.get('id')!r}, but lies in the folder of {run_id}")
         if not isinstance(meta.get("games"), dict) or not isinstance(meta.get("files"), dict):
             raise GameEvalError(f"{where}: field 'games' or 'files' is missing or not an object")
+        if REPORT not in meta["files"] or any(not isinstance(f, dict) or "/" in n for n, f in meta["files"].items()):
+            raise GameEvalError(f"{where}: field 'files' must name {REPORT} and each file's sha256")
         return meta
 
     def find(self, ref: str, runs: list[StoredRun] | None = None) -> StoredRun:

@@ -148,3 +148,11 @@ def test_two_autosaving_runs_at_once_under_xdist_are_both_stored(tmp_path):
     for run in stored:
         report, _ = RunStore(tmp_path / ".gameeval").load(run)
         assert report["models"]["evaluated"] == run.model and len(report["cases"]) == 20
+    # under xdist the workers gate against the run the controller chose (handed to them, not chosen again)
+    newest = max(stored, key=lambda r: r.id)
+    cmd = [sys.executable, "-m", "pytest", *RUN, "--gameeval-model=gameeval/scripted/oracle", "-n", "2",
+           "--gameeval-compare", "--gameeval-report=reports/c.json"]
+    done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert f"gameeval: baseline run {newest.id} " in done.stdout, done.stdout[-3000:]
+    gate = json.loads((tmp_path / "reports" / "c.json").read_text())["gate"]
+    assert newest.id in gate["baseline"] and gate["games"]["askguess"]["games_used"] > 0
