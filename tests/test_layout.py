@@ -65,7 +65,7 @@ ALLOWED = {
     "analysis.rejudge": {"engine", "players", "games", "published", "analysis.report"},
     "analysis.rankings": {"engine", "metrics", "players", "games", "inspect_ext", "backends", "analysis.verdicts",
                           "analysis.cost", "analysis.report"},
-    "analysis.history": {"engine", "analysis.verdicts", "analysis.report"},
+    "analysis.history": {"engine", "games", "analysis.verdicts", "analysis.report", "analysis.rejudge"},
     # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
     "pytest_plugin": {"engine", "transport", "metrics", "games", "inspect_ext", "backends", "analysis.verdicts",
                       "analysis.cost", "analysis.report", "analysis.history"},

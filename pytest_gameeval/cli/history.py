@@ -26,7 +26,7 @@ def _parser() -> CommandParser:
     parser.add_argument("--storage", default=os.environ.get("GAMEEVAL_STORAGE") or DEFAULT_STORAGE,
                         help="the store: a folder or an fsspec URL (default: $GAMEEVAL_STORAGE, else .gameeval)")
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION",
-                                help="list | show ID | compare [ID...] | add REPORT (each with --help)")
+                                help="list | show ID | compare [ID...] | add REPORT_OR_LOGS (each with --help)")
     for name, text in (("list", "every stored run: id, date, commit, model, games and each game's headline"),
                        ("compare", "per game each run's headline and legal_first_try with intervals, and the verdict "
                                    "between consecutive runs")):
@@ -45,8 +45,9 @@ def _parser() -> CommandParser:
     show = sub.add_parser("show", help="one run's metadata and per-game rows")
     show.add_argument("run", metavar="ID", help="id, id prefix, NAME or latest")
     show.add_argument("--format", choices=("markdown", "json"), default="markdown", help="markdown (default) or json")
-    add = sub.add_parser("add", help="store a report (with its records beside it) as a run, e.g. a merged sharded run")
-    add.add_argument("path", metavar="REPORT", help="a gameeval report JSON, its records beside it")
+    add = sub.add_parser("add", help="store a report (its records beside it; e.g. a merged sharded run) or the inspect "
+                                     "logs of one `inspect eval` run as a run")
+    add.add_argument("path", metavar="REPORT_OR_LOGS", help="a gameeval report JSON, or an inspect log file or folder")
     add.add_argument("--name", default="", help="the run's NAME")
     return parser
 
@@ -174,11 +175,35 @@ def _compare(store: RunStore, runs: list[StoredRun], args: Any) -> int:
 
 
 def _add(store: RunStore, path: Path, name: str) -> int:
+    from pytest_gameeval.analysis.history.from_logs import is_report_file
     from pytest_gameeval.analysis.history.meta import meta_of
     from pytest_gameeval.analysis.report.file import check_records_pair, read_report
 
-    report = read_report(path)  # checked as a baseline is, its records beside it required
-    check_records_pair(report, path, required=True)
-    run_id = store.save(path, meta_of(report, name=name, source=f"gameeval history add {path.name}"))
+    if not path.exists():
+        raise GameEvalError(f"history add: no such file or folder {path}")
+    if is_report_file(path):
+        report = read_report(path)  # checked as a baseline is, its records beside it required
+        check_records_pair(report, path, required=True)
+        run_id = store.save(path, meta_of(report, name=name, source=f"gameeval history add {path.name}"))
+    else:
+        run_id = _add_logs(store, path, name)
     print(f"saved: run {run_id}" + (f" (name '{name}')" if name else "") + f" in {store.label}")
     return 0
+
+
+def _add_logs(store: RunStore, path: Path, name: str) -> str:
+    """inspect logs as a report (analysis/history/from_logs.py), written and checked like the plugin's, then stored."""
+    from pytest_gameeval.analysis.history.from_logs import report_from_logs
+    from pytest_gameeval.analysis.history.meta import meta_of
+    from pytest_gameeval.analysis.report.file import read_report, records_seal, write_jsonl_atomic
+    from pytest_gameeval.analysis.report.schema import write_report
+
+    report, records = report_from_logs(path)
+    with tempfile.TemporaryDirectory(prefix="gameeval-history-add-") as scratch:
+        report_path = Path(scratch) / "report.json"
+        records_path = report_path.with_suffix(".records.jsonl")
+        write_jsonl_atomic(records_path, records)
+        report["run"].update(records_seal(records_path))
+        write_report(report_path, report)
+        checked = read_report(report_path)
+        return store.save(report_path, meta_of(checked, name=name, source=f"inspect logs {path.name}"))
