@@ -59,6 +59,8 @@ def main(argv: list[str]) -> int:
         return _add(store, Path(args.path), args.name)
     if args.action == "show":
         return _show(store, args.run, args.format)
+    _outside_store(store, args.output, "--output")
+    _outside_store(store, getattr(args, "plot", None), "--plot")
     runs = _select(store, args)
     if args.action == "list":
         return _emit(_list(runs, args.format), args.output)
@@ -79,6 +81,14 @@ def _select(store: RunStore, args: Any) -> list[StoredRun]:
             raise GameEvalError("--last must be at least 1")
         runs = runs[-args.last:]
     return runs
+
+
+def _outside_store(store: RunStore, path: str | None, what: str) -> None:
+    """No output path inside the store: a stored file is never written but by a save."""
+    if path and store.local:
+        target, root = Path(path).resolve(), Path(store.root).resolve()
+        if target == root or root in target.parents:
+            raise GameEvalError(f"{what} {path}: inside the history store {store.label}; write it elsewhere")
 
 
 def _emit(text: str, output: str | None) -> int:

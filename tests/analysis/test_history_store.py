@@ -67,9 +67,10 @@ def _save_many(url: str, report: str, n: int, queue) -> None:
     queue.put([store.save(Path(report), {**meta, "name": f"p{os.getpid()}"}) for _ in range(n)])
 
 
-def _race(url: str, report: Path, processes: int = 4, each: int = 3) -> list[str]:
-    """`processes` real processes, each saving `each` runs as fast as it can."""
-    ctx = multiprocessing.get_context("spawn")
+def _race(url: str, report: Path, processes: int = 4, each: int = 3, start: str = "fork") -> list[str]:
+    """`processes` real processes, each saving `each` runs as fast as it can (forked: they start
+    together; spawned where the parent runs a server thread)."""
+    ctx = multiprocessing.get_context(start)
     queue = ctx.Queue()
     procs = [ctx.Process(target=_save_many, args=(url, str(report), each, queue)) for _ in range(processes)]
     for p in procs:
@@ -110,7 +111,7 @@ def s3(monkeypatch):
 
 
 def test_two_jobs_save_at_once_on_s3(s3, a_report):
-    ids = _race(s3, a_report, processes=2, each=3)
+    ids = _race(s3, a_report, processes=2, each=3, start="spawn")
     stored = RunStore(s3).runs()
     assert len(set(ids)) == 6 and sorted(ids) == [r.id for r in stored]
     assert {r.name for r in stored} == {r.name for r in stored if r.name.startswith("p")} and len(
@@ -151,3 +152,49 @@ def test_save_list_compare_and_refuse_an_edit_on_s3(s3, pytester, capsys):
             "'played_quality': -1 is outside [0, 1]") in refused.stderr.lines
     assert cli(["history", "--storage", s3, "compare"]) == 2
     assert f"{s3}/runs/{run1.id}/report.json: case" in capsys.readouterr().err
+
+
+def test_history_compare_never_crosses_a_version_and_writes_nothing_into_the_store(tmp_path, a_report, capsys):
+    import shutil
+
+    store = str(tmp_path / "store")
+    assert cli(["history", "--storage", store, "add", str(a_report), "--name", "v5-a"]) == 0
+    older = tmp_path / "older"
+    older.mkdir()
+    report = json.loads(a_report.read_text())
+    report["games"]["askguess"]["version"] = "4"  # the same games, said to be of another version of the game
+    (older / a_report.name).write_text(json.dumps(report))
+    shutil.copy(a_report.with_suffix(".records.jsonl"), older / a_report.with_suffix(".records.jsonl").name)
+    assert cli(["history", "--storage", store, "add", str(older / a_report.name), "--name", "v4"]) == 0
+    assert cli(["history", "--storage", store, "add", str(a_report), "--name", "v5-b"]) == 0
+    capsys.readouterr()
+    assert cli(["history", "--storage", store, "compare", "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [(r["name"], r["verdict"], r["verdict_reason"]) for r in result["rows"]] == [
+        ("v5-a", "", "first run of this game here"),
+        ("v4", "not compared", "game version 5 -> 4"),
+        ("v5-b", "not compared", "game version 4 -> 5"),
+    ]
+    assert result["comparisons"] == 0 and result["false_alarm"].startswith("0 comparisons")
+    assert cli(["history", "--storage", store, "compare", "v5-a", "v5-b", "--format", "json"]) == 0
+    # the same 20 games twice: compared, paired (20 alike are too few to call "same" at tolerance 0.1)
+    assert [(r["verdict"], r["paired"]) for r in json.loads(capsys.readouterr().out)["rows"]] == [
+        ("", None), ("undecided", True)]
+    (run,) = [r for r in RunStore(store).runs() if r.name == "v4"]
+    inside = f"{store}/runs/{run.id}/report.json"
+    assert cli(["history", "--storage", store, "compare", "--format", "csv", "--output", inside]) == 2
+    assert f"--output {inside}: inside the history store" in capsys.readouterr().err
+    RunStore(store).load(run)  # untouched
+
+
+def test_a_relative_tolerance_is_fixed_from_the_stored_baseline(pytester):
+    first = pytester.runpytest_inprocess(*RUN, "--gameeval-model=gameeval/scripted/oracle", "--gameeval-autosave")
+    assert first.ret == 0
+    gated = pytester.runpytest_inprocess(*RUN, "--gameeval-model=gameeval/scripted/random", "--gameeval-compare",
+                                         "--gameeval-gate-metric=askguess.played_quality=higher:5%")
+    (run,) = RunStore(pytester.path / ".gameeval").runs()
+    baseline = [c["scores"]["played_quality"] for c in RunStore(pytester.path / ".gameeval").load(run)[0]["cases"]]
+    tolerance = 0.05 * sum(baseline) / len(baseline)
+    gate = json.loads((pytester.path / "reports" / "gameeval-report.json").read_text())["gate"]
+    assert gate["games"]["askguess"]["metrics"]["played_quality"]["tolerance"] == pytest.approx(tolerance)
+    gated.stdout.fnmatch_lines([f"*askguess.played_quality *worse (tolerance ±{tolerance:.3g})"])

@@ -24,17 +24,28 @@ def load_runs(store: RunStore, runs: Sequence[StoredRun], scratch: Any = None) -
 
 def _pair_verdict(name: str, old: dict[str, Any], new: dict[str, Any], alpha: float,
                   tolerance: float) -> dict[str, Any]:
-    from pytest_gameeval.analysis.report.file import cases_of, incomparable, missing_sides, tested_metrics
+    from pytest_gameeval.analysis.report.file import (
+        cases_of,
+        fixed_tolerances,
+        incomparable,
+        missing_sides,
+        tested_metrics,
+        version_changes,
+    )
     from pytest_gameeval.analysis.verdicts.judge import judge
 
-    reasons = incomparable(old, new, games=[name], version_flag="(history never crosses versions)")
+    changed = version_changes(old, new, [name])
+    if changed:  # never crossed: the game itself changed between the two runs
+        return {"result": NOT_COMPARED, "reason": f"game version {changed[0].split(' ', 1)[1]}", "paired": None,
+                "compared": False}
+    reasons = incomparable(old, new, games=[name])
     if reasons:
-        return {"result": NOT_COMPARED, "reason": reasons[0],
-                "paired": None, "compared": False}
+        return {"result": NOT_COMPARED, "reason": reasons[0], "paired": None, "compared": False}
     missing = missing_sides(old, new).get(name)
     if missing:
         return {"result": NOT_COMPARED, "reason": missing, "paired": None, "compared": False}
-    tested = tested_metrics(name, old["games"][name], new["games"][name], tolerance)
+    tested = fixed_tolerances(tested_metrics(name, old["games"][name], new["games"][name], tolerance),
+                              cases_of(old, name))
     verdict = judge(name, cases_of(old, name), cases_of(new, name), tested, alpha / 2, alpha / 2).as_dict()
     return {"result": verdict["result"], "reason": verdict["reason"], "paired": verdict["paired"], "compared": True}
 
@@ -98,6 +109,7 @@ def markdown(result: dict[str, Any]) -> str:
                 verdict = f"not compared ({r['verdict_reason']})"
             elif r["verdict"]:
                 verdict += " (paired)" if r["paired"] else " (independent)"
+            verdict = verdict.replace("|", "/")
             out.append(f"| {r['run']} | {r['name'] or ''} | {r['model']} | {r['version']} | {_num(r['value'])} "
                        f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] | {r['n']} | {_num(r['legal_first_try'])} "
                        f"[{_num(r['legal_first_try_ci_low'])}, {_num(r['legal_first_try_ci_high'])}] | {verdict} |")
