@@ -12,7 +12,7 @@ so (`gate.verdict` in its meta.json), and is passed over when `latest` picks a b
 
 from __future__ import annotations
 
-import os
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -113,19 +113,12 @@ def stored_baseline(state: GameEvalState) -> str | None:
 
 
 def _check_writable(config: pytest.Config) -> None:
-    """A local store that cannot be written is bad input: one line before any game is played (an
-    object store's permissions show only when it is written: then one line at the end)."""
-    url = storage_of(config)
-    if "://" in url:
-        return
-    path = Path(url)
+    """A store this run cannot save to is bad input: one line before any game is played."""
+    store = _store(config)
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise PermissionError("not writable")
-    except OSError as e:
-        raise GameEvalError(f"--gameeval-storage {path}: cannot write the history store there "
-                            f"({e.strerror or e})") from None
+        store.check_writable()
+    except GameEvalError as e:
+        raise GameEvalError(f"--gameeval-storage: {e}") from None
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -153,9 +146,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
     try:
         store = _store(session.config)
-        run_id = store.save(state.report_path, meta_of(state.report, name=name, source="pytest"))
-    except GameEvalError as e:
-        session.config.get_terminal_writer().line(f"gameeval: error: {e}", red=True)
+        written = json.loads(state.report_path.read_text(encoding="utf-8"))  # as a reader will see it (JSON)
+        run_id = store.save(state.report_path, meta_of(written, name=name, source="pytest"))
+    except (GameEvalError, OSError, ValueError) as e:
+        session.config.get_terminal_writer().line(f"gameeval: error: history store: {e}", red=True)
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
         return
     named = f" (name '{name}')" if name else ""

@@ -198,3 +198,15 @@ def test_a_relative_tolerance_is_fixed_from_the_stored_baseline(pytester):
     gate = json.loads((pytester.path / "reports" / "gameeval-report.json").read_text())["gate"]
     assert gate["games"]["askguess"]["metrics"]["played_quality"]["tolerance"] == pytest.approx(tolerance)
     gated.stdout.fnmatch_lines([f"*askguess.played_quality *worse (tolerance ±{tolerance:.3g})"])
+
+
+def test_a_missing_bucket_is_one_line_before_play(s3, pytester):
+    missing = "s3://no-such-bucket-58/runs"
+    result = pytester.runpytest_inprocess(*RUN, "--gameeval-model=gameeval/scripted/oracle", "--gameeval-autosave",
+                                          f"--gameeval-storage={missing}")
+    assert result.ret == 4
+    assert ("ERROR: gameeval: --gameeval-storage: history store s3://no-such-bucket-58/runs: no bucket "
+            "'no-such-bucket-58' there (or no right to see it)") in result.stderr.lines
+    compare = pytester.runpytest_inprocess(*RUN, "--gameeval-model=gameeval/scripted/oracle",
+                                           f"--gameeval-storage={missing}", "--gameeval-compare=latest-if-any")
+    assert compare.ret == 4  # a typo in the bucket is not an empty history

@@ -162,12 +162,39 @@ class RunStore:
             return []
         except Exception as e:
             raise GameEvalError(f"history store {self.label}: cannot list runs ({_why(e)})") from None
+        if not keys and not self.local:
+            self._check_bucket()
         out = []
         for key in keys:
             run_id = key.rstrip("/").split("/")[-2]
             data = blobs.get(key) if isinstance(blobs, dict) else blobs
             out.append(StoredRun(run_id, self._checked_meta(run_id, data)))
         return sorted(out, key=lambda r: r.id)
+
+    def _check_bucket(self) -> None:
+        """An object store whose bucket does not exist is a typo, not an empty history: one line."""
+        bucket = self.root.split("/", 1)[0]
+        try:
+            self.fs.invalidate_cache()
+            found = self.fs.exists(bucket)
+        except Exception as e:
+            raise GameEvalError(f"history store {self.label}: cannot reach it ({_why(e)})") from None
+        if not found:
+            raise GameEvalError(f"history store {self.label}: no bucket {bucket!r} there (or no right to see it)")
+
+    def check_writable(self) -> None:
+        """Before a run that will save: a store that cannot be written is one line before play
+        (on an object store: its bucket must exist; its permissions show only at the save)."""
+        if self.local:
+            path = Path(self.root)
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                if not os.access(path, os.W_OK | os.X_OK):
+                    raise PermissionError("not writable")
+            except OSError as e:
+                raise GameEvalError(f"history store {self.label}: cannot write there ({e.strerror or e})") from None
+        else:
+            self._check_bucket()
 
     def _checked_meta(self, run_id: str, data: Any) -> dict[str, Any]:
         where = self.where(run_id, META)
@@ -237,6 +264,7 @@ class RunStore:
                     raise GameEvalError(f"{path.parent / name}: changed after the run was saved (sha256 "
                                         f"{_sha(data)[:12]}, saved as {str((seal or {}).get('sha256'))[:12]}); "
                                         "a stored run is never edited: save a new run instead")
+            _same_facts(run, report, self.where(run.id, META))
         except OSError as e:
             raise GameEvalError(f"{self.where(run.id)}: cannot read ({e.strerror or e})") from None
         except GameEvalError as e:
@@ -244,3 +272,22 @@ class RunStore:
                 raise
             raise GameEvalError(str(e).replace(local_dir, self.where(run.id))) from None
         return report, path
+
+
+def _same_facts(run: StoredRun, report: dict[str, Any], where: Any) -> None:
+    """meta.json is how runs are picked; the report (sealed by its digest) is what is compared: the
+    facts a choice rests on must agree, so an edited meta.json cannot pick a run it should not."""
+    from pytest_gameeval.analysis.history.meta import meta_of
+
+    truth, meta = meta_of(report), run.meta
+    checks = {"model": (truth["models"] or {}).get("evaluated") == (meta.get("models") or {}).get("evaluated"),
+              "games": sorted(truth["games"]) == sorted(meta["games"]),
+              "gate": (truth["gate"] or {}).get("verdict") == (meta.get("gate") or {}).get("verdict")}
+    for name, game in truth["games"].items():
+        stored = meta["games"].get(name) or {}
+        for key in ("version", "dataset", "options", "structured"):
+            checks[f"games.{name}.{key}"] = game.get(key) == stored.get(key)
+    wrong = [k for k, ok in checks.items() if not ok]
+    if wrong:
+        raise GameEvalError(f"{where}: does not match the run's report ({', '.join(wrong)}): edited after the save; "
+                            "a stored run is never edited")

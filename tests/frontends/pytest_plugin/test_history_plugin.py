@@ -156,3 +156,29 @@ def test_two_autosaving_runs_at_once_under_xdist_are_both_stored(tmp_path):
     assert f"gameeval: baseline run {newest.id} " in done.stdout, done.stdout[-3000:]
     gate = json.loads((tmp_path / "reports" / "c.json").read_text())["gate"]
     assert newest.id in gate["baseline"] and gate["games"]["askguess"]["games_used"] > 0
+
+
+def test_an_edited_meta_json_cannot_pick_a_run(pytester):
+    _stored_pair(pytester)
+    (run,) = runs(pytester.path)
+    meta_path = pytester.path / ".gameeval" / "runs" / run.id / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["models"]["evaluated"] = "some/other-model"
+    meta_path.write_text(json.dumps(meta))
+    result = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-compare")
+    assert result.ret == 4
+    assert (f"ERROR: gameeval: {meta_path}: does not match the run's report (model): edited after the save; a stored "
+            "run is never edited") in result.stderr.lines
+
+
+def test_the_ini_keys_save_and_compare_and_an_unwritable_store_is_one_line_before_play(pytester):
+    pytester.makeini("[pytest]\ngameeval_autosave = true\ngameeval_storage = history\ngameeval_compare = "
+                     "latest-if-any\n")
+    assert pytester.runpytest_inprocess(*RUN, ORACLE).ret == 0
+    assert pytester.runpytest_inprocess(*RUN, RANDOM).ret == 1  # gated against the first: worse
+    stored = RunStore(pytester.path / "history").runs()
+    assert [r.model for r in stored] == ["gameeval/scripted/oracle", "gameeval/scripted/random"]
+    (pytester.path / "afile").write_text("")
+    bad = pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-storage=afile/store")
+    assert bad.ret == 4 and not list((pytester.path / "reports").glob("*.journal*"))
+    bad.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-storage: history store */afile/store: cannot write there *"])
