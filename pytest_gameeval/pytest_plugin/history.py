@@ -156,6 +156,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.config.stash[SAVED] = f"saved: run {run_id}{named} in {store.label}"
 
 
+@pytest.hookimpl(trylast=True)  # after the gameeval section's lines
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     line = config.stash.get(SAVED, None)
     if line:
