@@ -81,6 +81,8 @@ def stored_baseline(state: GameEvalState) -> str | None:
     if save_name(config) is not None and state.settings.slice is not None:
         raise GameEvalError("--gameeval-save/--gameeval-autosave store a whole run, not one slice: merge the slices "
                             "(gameeval report merge) and store the merged report with gameeval history add")
+    if (save_name(config) is not None or ref) and not state.is_worker:
+        _report_outside_store(state)
     if save_name(config) is not None and not state.is_worker:
         _check_writable(config)
     if not ref:
@@ -110,6 +112,17 @@ def stored_baseline(state: GameEvalState) -> str | None:
         config.add_cleanup(lambda: shutil.rmtree(scratch, ignore_errors=True))
     _, path = store.load(choice.run, scratch)  # a stored run edited by hand: one line naming the file
     return str(path)
+
+
+def _report_outside_store(state: GameEvalState) -> None:
+    """The run's report is never written into the store: a stored run changes only by a new save."""
+    from pytest_gameeval.pytest_plugin.state import report_path_of
+
+    url = storage_of(state.config)
+    report = report_path_of(state).resolve()
+    if "://" not in url and Path(url).resolve() in report.parents:
+        raise GameEvalError(f"--gameeval-report {report} lies inside the history store {url}: a stored run is never "
+                            "overwritten; give a report path outside it")
 
 
 def _check_writable(config: pytest.Config) -> None:

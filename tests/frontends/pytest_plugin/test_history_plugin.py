@@ -182,3 +182,10 @@ def test_the_ini_keys_save_and_compare_and_an_unwritable_store_is_one_line_befor
     bad = pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-storage=afile/store")
     assert bad.ret == 4 and not list((pytester.path / "reports").glob("*.journal*"))
     bad.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-storage: history store */afile/store: cannot write there *"])
+    (first,) = stored[:1]
+    inside = pytester.runpytest_inprocess(*RUN, ORACLE, f"--gameeval-report=history/runs/{first.id}/report.json")
+    assert inside.ret == 4
+    inside.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-report */history/runs/*/report.json lies inside the "
+                                 "history store */history: a stored run is never overwritten; give a report path "
+                                 "outside it"])
+    RunStore(pytester.path / "history").load(first)  # untouched
