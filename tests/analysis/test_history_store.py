@@ -81,6 +81,7 @@ def _race(url: str, report: Path, processes: int = 4, each: int = 3, start: str 
     return ids
 
 
+@pytest.mark.slow  # real processes or pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_processes_saving_at_once_each_get_their_own_run(tmp_path, a_report):
     ids = _race(str(tmp_path / "store"), a_report)
     stored = RunStore(tmp_path / "store").runs()
@@ -110,6 +111,7 @@ def s3(monkeypatch):
     server.stop()
 
 
+@pytest.mark.slow  # real processes or pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_two_jobs_save_at_once_on_s3(s3, a_report):
     ids = _race(s3, a_report, processes=2, each=3, start="spawn")
     stored = RunStore(s3).runs()
@@ -118,6 +120,7 @@ def test_two_jobs_save_at_once_on_s3(s3, a_report):
         {r.name for r in stored}) == 2
 
 
+@pytest.mark.slow  # real processes or pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_save_list_compare_and_refuse_an_edit_on_s3(s3, pytester, capsys):
     storage = f"--gameeval-storage={s3}"
     first = pytester.runpytest_inprocess(*RUN, "--gameeval-model=gameeval/scripted/oracle", storage,
@@ -154,6 +157,7 @@ def test_save_list_compare_and_refuse_an_edit_on_s3(s3, pytester, capsys):
     assert f"{s3}/runs/{run1.id}/report.json: case" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # real processes or pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_history_compare_never_crosses_a_version_and_writes_nothing_into_the_store(tmp_path, a_report, capsys):
     import shutil
 
@@ -187,6 +191,7 @@ def test_history_compare_never_crosses_a_version_and_writes_nothing_into_the_sto
     RunStore(store).load(run)  # untouched
 
 
+@pytest.mark.slow  # real processes or pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_a_relative_tolerance_is_fixed_from_the_stored_baseline(pytester):
     first = pytester.runpytest_inprocess(*RUN, "--gameeval-model=gameeval/scripted/oracle", "--gameeval-autosave")
     assert first.ret == 0

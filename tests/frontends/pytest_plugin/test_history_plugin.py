@@ -28,6 +28,7 @@ def runs(path: Path) -> list:
     return RunStore(path / ".gameeval").runs()
 
 
+@pytest.mark.slow  # several pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_autosave_then_compare_picks_the_newest_comparable_run_and_says_why(pytester):
     first = pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-save=v1")
     assert first.ret == 0
@@ -122,6 +123,7 @@ def test_swapped_records_and_a_quiet_edit_are_refused_naming_the_file(pytester, 
     assert f"{report_path}: changed after the run was saved" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # several pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_a_save_cut_short_is_never_listed_nor_chosen(pytester):
     _stored_pair(pytester)
     (pytester.path / ".gameeval" / "runs" / "20991231T000000.000Z-deadbeef").mkdir()  # no meta.json
@@ -171,6 +173,7 @@ def test_an_edited_meta_json_cannot_pick_a_run(pytester):
             "run is never edited") in result.stderr.lines
 
 
+@pytest.mark.slow  # several pytest runs: 10-20 s on 2 cores; .ci/run's slow stage runs it
 def test_the_ini_keys_save_and_compare_and_an_unwritable_store_is_one_line_before_play(pytester):
     pytester.makeini("[pytest]\ngameeval_autosave = true\ngameeval_storage = history\ngameeval_compare = "
                      "latest-if-any\n")
