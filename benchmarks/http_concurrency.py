@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback_openai import reply_for  # noqa: E402  (the server's replies)
 from profile_calls import side_by_side, summarize  # noqa: E402
 
-from pytest_gameeval.transport import fast_path, heap  # noqa: E402  (the call-path switches)
+from pytest_gameeval.transport import fast_path, heap, preload  # noqa: E402  (the call-path switches)
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -162,14 +162,18 @@ def split_games(games: int) -> tuple[int, int]:
     raise ValueError(games)
 
 
+GAME_TASK = "tasks/askguess.py"
+FLOOR_TASK = "benchmarks/inspect_floor.py"  # the same calls without a game: inspect's own cost (issue 62)
+
+
 def inspect_command(
-    rounds: int, limit: str, epochs: int, connections: int, log_dir: str, extra: list[str]
+    rounds: int, limit: str, epochs: int, connections: int, log_dir: str, extra: list[str], task_file: str = GAME_TASK
 ) -> list[str]:
     """`limit`: inspect's --limit, a row count ("64") or a range of rows ("33-64")."""
     return [
         str(Path(sys.executable).with_name("inspect")),
         "eval",
-        "tasks/askguess.py",
+        task_file,
         "--model",
         MODEL,
         *[a for k, v in game_options(rounds).items() for a in ("-T", f"{k}={v}")],
@@ -287,8 +291,9 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         with tempfile.TemporaryDirectory() as tmp:
             if front == "inspect" and workers > 1:
                 cmd = sharded_inspect_command(rounds, rows, epochs, connections, tmp, extra, workers)
-            elif front == "inspect":
-                cmd = inspect_command(rounds, str(rows), epochs, connections, tmp, extra)
+            elif front in ("inspect", "floor"):
+                cmd = inspect_command(rounds, str(rows), epochs, connections, tmp, extra,
+                                      FLOOR_TASK if front == "floor" else GAME_TASK)
             else:
                 cmd = pytest_command(rounds, rows, epochs, connections, workers, f"{tmp}/report.json", extra)
             if profile:
@@ -299,7 +304,7 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
             if front == "inspect" and workers > 1:
                 merge_s = round(merge_shards(tmp), 2)
                 check_inspect_log(f"{tmp}/merged", games)
-            elif front == "inspect":
+            elif front in ("inspect", "floor"):
                 check_inspect_log(tmp, games)
             else:
                 check_pytest_report(f"{tmp}/report.json", games)
@@ -321,7 +326,8 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
     return {
         "front": front, "latency_s": latency, "connections": connections, "games": games, "rounds": rounds,
         "workers": workers, "calls": calls, "command": " ".join(display_cmd).replace(tmp, "TMP"),
-        "startup_s": round(first - spawned, 2),
+        "startup_s": round(first - spawned, 2),  # process start -> the server sees the first request
+        "end_s": round(ended - last_reply, 2),  # the last reply -> the process has exited (issue 62)
         "wall_s": round(ended - spawned, 2), "play_span_s": round(last_reply - first, 2), "ideal_s": round(ideal, 2),
         "ideal_over_wall": round(ideal / (ended - spawned), 3),
         **({"merge_logs_s": merge_s, "ideal_over_wall_with_merge": round(ideal / (ended - spawned + merge_s), 3)}
@@ -340,6 +346,20 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         **({"profile": summarize(profile, calls)} if profile else {}),
         "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+FLOOR_KEYS = ("cpu_ms_per_call", "play_cpu_ms_per_call", "startup_s", "end_s", "wall_s", "play_span_s",
+              "ideal_over_wall", "ideal_over_play_span", "client_cpu_s", "command", "load_average_before")
+
+
+def add_floor(result: dict[str, Any], floor: dict[str, Any]) -> None:
+    """The floor's run (benchmarks/inspect_floor.py: the same calls with no game), measured right after
+    the inspect front's in the same invocation, and the front's CPU a call as a ratio to it."""
+    result["floor"] = {k: floor[k] for k in FLOOR_KEYS}
+    result["cpu_per_call_over_floor"] = round(result["cpu_ms_per_call"] / floor["cpu_ms_per_call"], 3)
+    if result["play_cpu_ms_per_call"] and floor["play_cpu_ms_per_call"]:
+        result["play_cpu_per_call_over_floor"] = round(
+            result["play_cpu_ms_per_call"] / floor["play_cpu_ms_per_call"], 3)
 
 
 def sdk_transform_ms(rounds: int) -> dict[str, float]:
@@ -550,7 +570,8 @@ def profile_tables(path: Path, top: int = 12) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--front", choices=["inspect", "pytest"], default="inspect")
+    parser.add_argument("--front", choices=["inspect", "pytest", "floor"], default="inspect",
+                        help="floor: benchmarks/inspect_floor.py alone (the inspect front runs it after itself)")
     parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--games", type=int, default=64)
@@ -567,6 +588,8 @@ def main() -> None:
         help="run the front end under cProfile, write its profile to FILE and "
         "add CPU per call by function to the result (profile_calls.py); one process only",
     )
+    parser.add_argument("--no-floor", action="store_true",
+                        help="--front inspect: skip the floor run (benchmarks/inspect_floor.py) after it")
     parser.add_argument("--extra", default="", help="more arguments for the front end, e.g. '--no-log-samples'")
     parser.add_argument("--startup", action="store_true", help="time start-up instead (see above)")
     parser.add_argument("--repeats", type=int, default=3, help="start-up repeats (the median is reported)")
@@ -602,6 +625,9 @@ def main() -> None:
             # (GAMEEVAL_FAST_PATH=0 / GAMEEVAL_GC_TUNING=0 for a same-time A/B)
             result["fast_path"] = "on" if fast_path.enabled() else "off"
             result["gc_tuning"] = "on" if heap.enabled() else "off"
+            result["preload"] = "on" if preload.enabled() else "off"
+            if front == "inspect" and workers <= 1 and not args.profile and not args.no_floor:
+                add_floor(result, measure("floor", latency, connections, games, rounds, 0, extra=extra_args.split()))
             results.append(result)
             print(json.dumps(result), flush=True)
     if not args.no_save:

@@ -21,7 +21,7 @@ from pytest_gameeval.inspect_ext.decoding import model_player
 from pytest_gameeval.inspect_ext.observer import TranscriptObserver
 from pytest_gameeval.inspect_ext.progress import progress_of
 from pytest_gameeval.players.model import to_inspect
-from pytest_gameeval.transport import heap
+from pytest_gameeval.transport import heap, preload
 
 RECORD_KEY = "gameeval_record"
 # why a sample's game was not started (gameeval compare --budget): it has no record and no outcome
@@ -65,6 +65,7 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
         row = Row(state.metadata["row_id"], state.metadata["row"])
         progress = progress_of(game)
         progress.game_started()
+        preload.start()  # the scorer's statistics load while games wait on replies: transport/preload.py
         try:
             with heap.playing():  # full garbage collections rare while games are in play: transport/heap.py
                 record = await play_case(spec, row, state.epoch - 1, options, bind, observer=observer, notes=notes)

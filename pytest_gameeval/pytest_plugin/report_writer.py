@@ -33,7 +33,7 @@ def _local_payload(state: GameEvalState) -> dict[str, Any]:
     results = sorted(state.ran.values(), key=lambda r: (r.case.game, r.case.index))
     return {
         "cases": [r.entry() for r in results],
-        "records": [r.record.to_dict() for r in results if r.record is not None],
+        "records": [r.record_as_dict() for r in results if r.record is not None],  # made as each game ended
         "gates": {g: gate.to_dict() for g, gate in state.runner.gates.items()},
         "not_reused": state.runner.not_reused,  # journalled games of another game, by reason
         "gate_items": sorted(state.gate_items_ran),  # the games whose verdict item ran here

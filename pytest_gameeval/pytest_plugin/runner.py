@@ -39,7 +39,7 @@ from pytest_gameeval.inspect_ext.cli_errors import plain_error
 from pytest_gameeval.inspect_ext.decoding import model_player, resolve_structured
 from pytest_gameeval.pytest_plugin.provider_stop import ProviderStop
 from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX, Settings
-from pytest_gameeval.transport import heap
+from pytest_gameeval.transport import heap, preload
 from pytest_gameeval.transport.provider import RETRY_MODEL_ARGS, retry_config
 
 RESUMED_REASON = "resumed: finished by an earlier, interrupted run (journal)"
@@ -277,6 +277,13 @@ class CaseResult:
     seconds: float = 0.0
     reason: str | None = None  # why a case was not played
     provider: dict[str, Any] | None = None  # a harness error caused by the provider: its cause (ProviderError)
+    # the record as a dict, made once as the game ends (its journal line), not again for the report
+    record_dict: dict[str, Any] | None = None
+
+    def record_as_dict(self) -> dict[str, Any] | None:
+        if self.record_dict is None and self.record is not None:
+            self.record_dict = self.record.to_dict()
+        return self.record_dict
 
     def entry(self) -> dict[str, Any]:
         """This case's line in the report."""
@@ -334,6 +341,7 @@ class Runner:
         return self._loop.run(coro)
 
     def close(self) -> None:
+        preload.wait()
         if self._loop is not None:
             try:
                 self._loop.close()
@@ -389,6 +397,7 @@ class Runner:
                 tally.game_started()
             try:
                 spec = get_spec(case.game)
+                preload.start()  # the report's statistics load while games wait on replies: transport/preload.py
                 with heap.playing():  # full garbage collections rare while games are in play: transport/heap.py
                     record = await play_case(
                         spec, case.row, case.trial, case.options, self.pool.binder(case, notes, overrides), notes=notes
@@ -415,12 +424,14 @@ class Runner:
             self.provider_stop.played(record.seats)
             if tally is not None:
                 tally.game_finished(record.label, scores)
+            played = CaseResult(case, "played", record, scores)
             if self.journal is not None and not overrides:
-                self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores,
+                self.journal.append(case.name, case.options.as_dict(), played.record_as_dict(), scores,
                                     self.identities.get(case.game))
             if self.spend is not None and not overrides:
                 self.spend.settle(case, record)
-            return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)
+            played.seconds = time.perf_counter() - start
+            return played
 
     async def _play_many(self, cases: list[Case]) -> list[CaseResult]:
         sem = asyncio.Semaphore(max(1, self.settings.concurrency))

@@ -24,12 +24,26 @@ data always gives the same bound and swapping the runs mirrors it exactly).
 
 from __future__ import annotations
 
+import importlib
 import math
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
-import numpy as np
-from scipy import stats
+
+class _AtFirstUse:
+    """A module imported when one of its names is first used, not when this module is: the pytest
+    plugin imports the verdicts before its first game, and scipy alone costs ~0.5 s of that start-up
+    (docs/performance.md, issue 62); a run needs it only for its report."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+np: Any = _AtFirstUse("numpy")
+stats: Any = _AtFirstUse("scipy.stats")
 
 DRAWS = 10_000  # Monte Carlo draws of the weights (fewer for very large n, to bound memory)
 

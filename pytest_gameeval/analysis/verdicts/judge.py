@@ -44,10 +44,8 @@ import math
 import warnings
 from typing import Any, Sequence
 
-import numpy as np
-from scipy import stats
-
 from pytest_gameeval.analysis.verdicts import bounds
+from pytest_gameeval.analysis.verdicts.bounds import np, stats  # numpy and scipy load at first use
 
 # the verdicts' names: what tests, benchmarks and tables import from here
 from pytest_gameeval.analysis.verdicts.game import (
@@ -63,7 +61,6 @@ from pytest_gameeval.analysis.verdicts.game import (
     GameVerdict,
     decide,
 )
-from pytest_gameeval.metrics.stats import rate
 
 RATE, MEAN = "rate", "mean"
 __all__ = [
@@ -98,6 +95,8 @@ __all__ = [
 
 
 def _wilson(k: int, n: int, confidence: float) -> tuple[float, float]:
+    from pytest_gameeval.metrics.stats import rate  # here: it imports scipy
+
     low, high = rate(k, n, confidence)["ci"]
     return low, high
 
