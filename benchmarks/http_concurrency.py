@@ -328,6 +328,10 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
         "workers": workers, "calls": calls, "command": " ".join(display_cmd).replace(tmp, "TMP"),
         "startup_s": round(first - spawned, 2),  # process start -> the server sees the first request
         "end_s": round(ended - last_reply, 2),  # the last reply -> the process has exited (issue 62)
+        # the client's CPU before its first request and after its last one arrived (the server samples it at
+        # each arrival): the two ends in CPU seconds, which a loaded machine distorts less than their wall time
+        **({"startup_cpu_s": round(min(sampled)[2], 2), "end_cpu_s": round(cpu - max(r[2] for r in sampled), 2)}
+           if sampled else {}),
         "wall_s": round(ended - spawned, 2), "play_span_s": round(last_reply - first, 2), "ideal_s": round(ideal, 2),
         "ideal_over_wall": round(ideal / (ended - spawned), 3),
         **({"merge_logs_s": merge_s, "ideal_over_wall_with_merge": round(ideal / (ended - spawned + merge_s), 3)}
@@ -348,8 +352,9 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
     }
 
 
-FLOOR_KEYS = ("cpu_ms_per_call", "play_cpu_ms_per_call", "startup_s", "end_s", "wall_s", "play_span_s",
-              "ideal_over_wall", "ideal_over_play_span", "client_cpu_s", "command", "load_average_before")
+FLOOR_KEYS = ("cpu_ms_per_call", "play_cpu_ms_per_call", "startup_s", "end_s", "startup_cpu_s", "end_cpu_s",
+              "wall_s", "play_span_s", "ideal_over_wall", "ideal_over_play_span", "client_cpu_s", "command",
+              "load_average_before")
 
 
 def add_floor(result: dict[str, Any], floor: dict[str, Any]) -> None:
