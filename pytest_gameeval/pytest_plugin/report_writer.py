@@ -317,7 +317,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     write_jsonl_atomic(records_path, [records[k] for k in sorted(records)])
     report["run"].update(records_seal(records_path))  # the pair is one unit: readers check the seal
     write_report(report_path, report)
-    clear_journal(report_path, keep={c["id"] for c in ordered if c["status"] == "played"})
+    clear_journal(report_path, {c["id"] for c in ordered if c["status"] == "played"})
     state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
     _write_markdown_summary(state)
 

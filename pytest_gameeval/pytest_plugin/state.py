@@ -45,6 +45,7 @@ class GameEvalState:
         self.crashed: set[str] = set()  # node ids of game cases on an xdist worker that crashed
         self.not_reused: dict[str, int] = {}  # journalled games not reused, by reason (every process's)
         self.notes: list[str] = []  # lines for the header (a stale lock taken over)
+        self.in_selection = True  # the command line can select game items (selection.py)
 
     @property
     def runner(self) -> Any:
