@@ -43,6 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(state), "gameeval-xdist")
     if settings.model:
+        config.pluginmanager.register(EarlyStop(state), "gameeval-early-stop")
         _interrupt_on_sigterm()
         if not option_value(config, "gameeval_fast_path"):  # the player reads it per call, xdist workers inherit it
             os.environ[FAST_PATH_ENV] = "0"
@@ -244,6 +245,25 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
         except GameEvalError as e:
             raise pytest.UsageError(f"gameeval: {e}") from None
     return (yield)
+
+
+class EarlyStop:
+    """pytest's own early stop (--sw's after a failure; -x/--maxfail under xdist) ends the session
+    as "interrupted" like Ctrl-C, but nothing was killed: the games played are reported
+    (report_writer). A KeyboardInterrupt (Ctrl-C, SIGTERM, a worker's) keeps the journal instead.
+    (A plugin object: pytest_keyboard_interrupt is given no config.)"""
+
+    def __init__(self, state: GameEvalState):
+        self.state = state
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        value = excinfo.value
+        ours = (type(value).__name__ == "Interrupted"  # pytest's Session.Interrupted says it is a builtin
+                and type(value).__module__ in ("builtins", "_pytest.main", "xdist.dsession"))
+        if ours and "keyboard-interrupt" not in str(value):  # xdist: "gw0 received keyboard-interrupt" is a kill
+            self.state.stopped = str(value)
+        else:
+            self.state.killed = True
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -103,8 +103,10 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
             out.append((f"  {name} outcomes (evidence, never decides): {outcomes_text(g['outcomes'])}", {}))
         result = g.get("result", "")
         tail = f": {g['reason']}" if g.get("reason") else ""
+        left_out = (f"; {g['cases_deselected']} of its {g['cases_available'] + g['cases_deselected']} cases "
+                    "deselected") if g.get("cases_deselected") else ""
         games = (f" after {g['games_used']} of {g['cases_available']} games ({g['games_played']} played, "
-                 f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks)"
+                 f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks{left_out})"
                  ) if result != MISSING else ""
         out.append((f"  {name}: {result.upper()} — {new_model} vs {old_model}{games}{tail}",
                     {"red": g["verdict"] == "fail", "green": result in (BETTER, SAME), "yellow": result == UNDECIDED}))
@@ -118,6 +120,8 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
         out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
     for name in gate.get("not_selected", []):
         out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
+    for name, why in (gate.get("not_reached") or {}).items():
+        out.append((f"  {name}: not gated: its gate item was not reached: {why}", {"yellow": True}))
     for name in gate.get("data_errors", []):
         out.append((f"  {name}: not played (data error)", {"red": True}))
     failing = gate_failures(gate)
@@ -135,8 +139,9 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
     if failing:
         out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}{versions}",
                     {"red": True, "bold": True}))
-    elif not results:
-        out.append((f"gameeval gate passed ({new_model} vs {old_model}): no game judged{versions}", {}))
+    elif not results:  # nothing judged, so nothing passed: every gate item left out or not reached
+        out.append((f"gameeval gate not applied ({new_model} vs {old_model}): no game judged{versions}",
+                    {"yellow": True}))
     else:
         out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game "
                     f"{' or '.join(results)}; none worse beyond its tolerance{versions}",
