@@ -49,6 +49,8 @@ class GameGateItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GateFailed):
             return str(excinfo.value)
+        if type(excinfo.value).__name__ == "WorkerGameTimeout":  # timeouts.py: one line, no stack
+            return f"gameeval: timed out: {excinfo.value}; its game's unfinished games were cut (not played)"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

@@ -50,7 +50,13 @@ class GameCaseItem(pytest.Item):
             raise GameEvalError(self.broken)
         if self.case is None:
             pytest.skip(self.placeholder or NO_MODEL_REASON)
-        result = state_result(state, self)
+        from pytest_gameeval.pytest_plugin.timeouts import WorkerGameTimeout
+
+        try:
+            result = state_result(state, self)
+        except WorkerGameTimeout:  # its shard was cut (runner.Runner.cut): this case is reported, the item fails
+            state.ran[self.case.name] = state.runner.results[self.case.name]
+            raise
         state.ran[self.case.name] = result
         self.user_properties.append(("gameeval_status", result.status))
         if result.record is not None:
@@ -75,6 +81,8 @@ class GameCaseItem(pytest.Item):
             return f"harness error while playing {self.name}:\n{excinfo.value}"
         if isinstance(excinfo.value, GameEvalError):
             return f"gameeval: {excinfo.value}"
+        if type(excinfo.value).__name__ == "WorkerGameTimeout":  # timeouts.py: one line, no stack
+            return f"gameeval: timed out: {excinfo.value}; its shard's unfinished games were cut (not played)"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

@@ -88,6 +88,11 @@ def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
     kept = len(load_journal(report_path))
     where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
     how = f"timed out ({state.timed_out})" if state.timed_out else "interrupted"  # timeouts.py: pytest-timeout
+    if not kept:  # nothing to resume from: say so, not "0 finished games kept in no journal"
+        session.config.get_terminal_writer().line(
+            f"\ngameeval: {how}: no report written; no game had finished, nothing kept; run the same command "
+            "again to play them", red=True)
+        return
     session.config.get_terminal_writer().line(
         f"\ngameeval: {how}: no report written; {kept} finished {'game' if kept == 1 else 'games'} kept in "
         f"{where}; run the same command with --gameeval-resume to play only the rest", red=True)
@@ -309,6 +314,7 @@ def _journalled_payload(state: GameEvalState, reported: set[str]) -> dict[str, A
             "records": [r.record.to_dict() for r in results if r.record is not None], "gates": {}}
 
 
+TIMEOUT_CUT = "cut by --timeout"  # runner.Runner.cut's reason
 WORKER_CRASHED = "its xdist worker crashed while the game was in flight: not played (rerun to play it)"
 
 
@@ -389,6 +395,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for line in summary.game_lines(name, game, cases, get_spec(name).headline if name in GAMES else None):
             tr.write_line(line)
     tr.write_line(f"report: {state.report_path}")
+    cut = [c for c in state.report["cases"] if str(c.get("reason", "")).startswith(TIMEOUT_CUT)]
+    if cut:  # --timeout under xdist (timeouts.py): what was cut, in one line
+        played = sum(c["status"] == "played" for c in state.report["cases"])
+        tr.write_line(f"gameeval: timed out: --timeout cut {len(cut)} {'game' if len(cut) == 1 else 'games'} "
+                      f"({', '.join(sorted({c['game'] for c in cut}))}; not played, rerun to play them); the "
+                      f"{played} finished are in the report", red=True)
     resume_line = summary.resume_line(state.report)
     if resume_line:
         tr.write_line(resume_line)
