@@ -50,7 +50,7 @@ class GameCaseItem(pytest.Item):
             raise GameEvalError(self.broken)
         if self.case is None:
             pytest.skip(self.placeholder or NO_MODEL_REASON)
-        from pytest_gameeval.pytest_plugin.timeouts import WorkerGameTimeout
+        from pytest_gameeval.pytest_plugin.runner import WorkerGameTimeout  # loaded: a model is given
 
         try:
             result = state_result(state, self)

@@ -306,6 +306,15 @@ def _quiet_interrupt(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -
         loop.default_exception_handler(context)
 
 
+class WorkerGameTimeout(BaseException):
+    """Under xdist: a game item ran past --timeout on a worker. The item fails with the timeout
+    named (pytest-timeout's own way under xdist), the games of its shard not finished are cut
+    (not played, runner.Runner.cut) and the worker goes on: the report holds the finished ones.
+    Not an Exception: raised wherever the game stands (a model call), it must pass the handlers
+    that turn a call's Exception into a provider failure; not a KeyboardInterrupt, which would
+    take the worker down."""
+
+
 class Runner:
     """Plays shards on one long-lived event loop (models keep their clients across shards)."""
 
@@ -433,8 +442,6 @@ class Runner:
 
     def play_shard(self, cases: list[Case], gated: Sequence[GateMetric] = ()) -> None:
         """Play a shard's cases; with `gated` metrics (its game is gated) as one GameGate's looks."""
-        from pytest_gameeval.pytest_plugin.timeouts import WorkerGameTimeout
-
         todo = [c for c in cases if c.name not in self.results]
         if not todo:
             return

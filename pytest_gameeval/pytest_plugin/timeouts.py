@@ -5,7 +5,7 @@ one shard), so a per-test timeout cut there would dump every thread's stack, fai
 start the next shard as if nothing happened. Instead, a game item that runs past --timeout ends the
 run the way Ctrl-C does: the games finished so far stay in the journal, and the session's last line
 says where it is and that the same command with --gameeval-resume plays only the rest (exit 2).
-Under xdist the worker's item fails instead (WorkerGameTimeout): a KeyboardInterrupt there takes the
+Under xdist the worker's item fails instead (runner.WorkerGameTimeout): a KeyboardInterrupt there takes the
 worker down and xdist reports a crash."""
 
 from __future__ import annotations
@@ -23,15 +23,6 @@ class GameTimeout(KeyboardInterrupt):
     """A game item ran past pytest-timeout's --timeout: the run stops as interrupted."""
 
 
-class WorkerGameTimeout(BaseException):
-    """Under xdist: a game item ran past --timeout on a worker. The item fails with the timeout
-    named (pytest-timeout's own way under xdist), the games of its shard not finished are cut
-    (not played, runner.Runner.cut) and the worker goes on: the report holds the finished ones.
-    Not an Exception: raised wherever the game stands (a model call), it must pass the handlers
-    that turn a call's Exception into a provider failure; not a KeyboardInterrupt, which would
-    take the worker down."""
-
-
 def _is_game_item(item: pytest.Item) -> bool:
     return item.nodeid.startswith("gameeval::")
 
@@ -46,6 +37,8 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
         if state is not None:
             state.timed_out = f"{item.nodeid} ran past --timeout {settings.timeout:g} s"
         if hasattr(item.config, "workerinput"):  # a KeyboardInterrupt would take the worker down
+            from pytest_gameeval.pytest_plugin.runner import WorkerGameTimeout  # loaded: a game is in play
+
             raise WorkerGameTimeout(f"{item.nodeid} ran past --timeout {settings.timeout:g} s")
         raise GameTimeout(f"{item.nodeid}: --timeout {settings.timeout:g} s")
 

@@ -83,6 +83,24 @@ def markdown(games: dict[str, dict[str, Any]], old_model: str, new_model: str, n
     return "\n".join(lines)
 
 
+def _unjudged_lines(gate: dict[str, Any], old_model: str) -> list[tuple[str, dict[str, bool]]]:
+    """The games the gate did not judge, each with why."""
+    out: list[tuple[str, dict[str, bool]]] = []
+    for name in gate.get("missing_from_baseline", []):
+        allowed = gate.get("allow_missing")
+        hint = " (allowed)" if allowed else " (--gameeval-gate-allow-missing to accept)"
+        out.append((f"  {name}: not in the baseline {old_model}{hint}", {"red": not allowed}))
+    for name in gate.get("not_gated", []):
+        out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
+    for name in gate.get("not_selected", []):
+        out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
+    for name, why in (gate.get("not_reached") or {}).items():
+        out.append((f"  {name}: not gated: its gate item was not reached: {why}", {"yellow": True}))
+    for name in gate.get("data_errors", []):
+        out.append((f"  {name}: not played (data error)", {"red": True}))
+    return out
+
+
 def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str, bool]]]:
     """The gate's terminal block: (text, markup) per line; markup as pytest's TerminalWriter takes it."""
     old_model = model_of({"models": gate.get("baseline_models") or {}})
@@ -112,18 +130,7 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
                     {"red": g["verdict"] == "fail", "green": result in (BETTER, SAME), "yellow": result == UNDECIDED}))
     out.append(("  * two-sided interval of the change at the level of the metric's last test "
                 "(1 - 2 x its share of alpha)", {}))
-    for name in gate.get("missing_from_baseline", []):
-        allowed = gate.get("allow_missing")
-        hint = " (allowed)" if allowed else " (--gameeval-gate-allow-missing to accept)"
-        out.append((f"  {name}: not in the baseline {old_model}{hint}", {"red": not allowed}))
-    for name in gate.get("not_gated", []):
-        out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
-    for name in gate.get("not_selected", []):
-        out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
-    for name, why in (gate.get("not_reached") or {}).items():
-        out.append((f"  {name}: not gated: its gate item was not reached: {why}", {"yellow": True}))
-    for name in gate.get("data_errors", []):
-        out.append((f"  {name}: not played (data error)", {"red": True}))
+    out += _unjudged_lines(gate, old_model)
     failing = gate_failures(gate)
     results = sorted({g.get("result", "") for g in gate["games"].values()})
     undecided = [n for n, g in sorted(gate["games"].items()) if g.get("result") == UNDECIDED]
