@@ -45,13 +45,15 @@ def test_a_pasted_id_or_path_of_the_users_tests_plays_no_game(project):
         assert last_line(done).startswith("1 passed" if "::" in args[0] else "2 passed"), last_line(done)
 
 
-@pytest.mark.slow  # four pytest runs (~25 s on 2 busy cores)
+@pytest.mark.slow  # five pytest runs, one with two xdist workers (~35 s on 2 busy cores)
 def test_games_come_with_no_path_the_project_or_a_game_id(project):
     assert last_line(run(project)).startswith("6 passed")  # testpaths / the current dir: the user's and the games
     assert last_line(run(project, ".")).startswith("6 passed")
     assert last_line(run(project, "tests/test_mine.py::test_one", "gameeval::askguess")).startswith("5 passed")
     done = run(project, "--gameeval-only", "tests")
     assert last_line(done).startswith("4 passed"), done.stdout[-2000:]
+    done = run(project, "tests/test_mine.py", "-n", "2")  # the workers collect what the controller decided
+    assert done.returncode == 0 and last_line(done).startswith("2 passed"), (done.stdout + done.stderr)[-2000:]
 
 
 def test_a_users_folder_named_gameeval_runs_its_own_tests(project):
