@@ -32,15 +32,17 @@ def test_a_run_cut_by_timeout_says_where_the_journal_is_and_resumes(tmp_path):
     [line] = [x for x in out.splitlines() if x.startswith("gameeval: timed out")]
     assert "(gameeval::askguess[hard-apple-t0] ran past --timeout 2 s): no report written;" in line
     kept = re.search(r"; (\d+) finished games? kept in (.+); run the same command with --gameeval-resume", line)
-    assert kept, line
-    if int(kept[1]):  # how many finished in 2 s depends on the machine; when some did, the journal holds them
-        assert kept[2] == str(tmp_path / "reports" / "gameeval-report.journal-main.jsonl")
+    # how many finished in 2 s depends on the machine's load; when some did, the journal holds them
+    assert kept or line.endswith("no game had finished, nothing kept; run the same command again to play them")
+    if kept:
+        assert int(kept[1]) >= 1 and kept[2] == str(tmp_path / "reports" / "gameeval-report.journal-main.jsonl")
+    kept_games = int(kept[1]) if kept else 0
     assert not (tmp_path / "reports" / "gameeval-report.json").exists()
     resumed = run(tmp_path, "--timeout", "120", "--gameeval-resume")
     assert resumed.returncode == 0, resumed.stdout[-3000:]
     assert "24 passed" in resumed.stdout.strip().splitlines()[-1]
     report = read_report(tmp_path / "reports" / "gameeval-report.json")
-    assert report["run"]["reused_from_journal"] == int(kept[1]) and len(report["cases"]) == 24
+    assert report["run"]["reused_from_journal"] == kept_games and len(report["cases"]) == 24
 
 
 def test_a_timeout_before_any_game_finished_says_nothing_was_kept(tmp_path):
