@@ -81,4 +81,4 @@ def test_ctrl_c_stops_an_eval_without_span_warnings(tmp_path):
     out = "".join(before) + rest
     assert "playing; in play:" in out, out[-3000:]
     assert "Task interrupted" in out or "interrupted" in out.lower(), out[-3000:]
-    assert "Exiting span created in another context" not in out, out[-3000:]
+    assert "Exiting span created" not in out, out[-3000:]  # rich wraps the rest of the warning onto more lines
