@@ -488,6 +488,7 @@ def key_of(result: dict[str, Any]) -> str:
     extra += " profiled" if "profile" in result else ""
     extra += " fast-path-off" if result.get("fast_path") == "off" else ""
     extra += " gc-tuning-off" if result.get("gc_tuning") == "off" else ""
+    extra += f" code={result['code']}" if result.get("code", "this tree") != "this tree" else ""
     return (
         f"{result['front']} latency={result['latency_s']} connections={result['connections']} games={result['games']} "
         f"rounds={result['rounds']} workers={result['workers']}{extra}"
@@ -593,6 +594,9 @@ def main() -> None:
         help="run the front end under cProfile, write its profile to FILE and "
         "add CPU per call by function to the result (profile_calls.py); one process only",
     )
+    parser.add_argument("--label", default="",
+                        help="what code this is (e.g. 'main' when PYTHONPATH puts a worktree of main first): saved "
+                        "with the run and in its key, for a same-time A/B")
     parser.add_argument("--no-floor", action="store_true",
                         help="--front inspect: skip the floor run (benchmarks/inspect_floor.py) after it")
     parser.add_argument("--extra", default="", help="more arguments for the front end, e.g. '--no-log-samples'")
@@ -631,6 +635,8 @@ def main() -> None:
             result["fast_path"] = "on" if fast_path.enabled() else "off"
             result["gc_tuning"] = "on" if heap.enabled() else "off"
             result["preload"] = "on" if preload.enabled() else "off"
+            result["code"] = args.label or "this tree"
+            result["pythonpath"] = os.environ.get("PYTHONPATH", "")  # the client runs the code found there first
             if front == "inspect" and workers <= 1 and not args.profile and not args.no_floor:
                 add_floor(result, measure("floor", latency, connections, games, rounds, 0, extra=extra_args.split()))
             results.append(result)
