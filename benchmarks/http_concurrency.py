@@ -55,7 +55,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback_openai import reply_for  # noqa: E402  (the server's replies)
 from profile_calls import side_by_side, summarize  # noqa: E402
 
-from pytest_gameeval.transport import fast_path, heap, preload  # noqa: E402  (the call-path switches)
+from pytest_gameeval.transport import fast_path, heap  # noqa: E402  (the call-path switches)
+
+try:  # absent from code before issue 62 (an A/B runs it with PYTHONPATH on a worktree of main)
+    from pytest_gameeval.transport import preload
+except ImportError:
+    preload = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -634,7 +639,7 @@ def main() -> None:
             # (GAMEEVAL_FAST_PATH=0 / GAMEEVAL_GC_TUNING=0 for a same-time A/B)
             result["fast_path"] = "on" if fast_path.enabled() else "off"
             result["gc_tuning"] = "on" if heap.enabled() else "off"
-            result["preload"] = "on" if preload.enabled() else "off"
+            result["preload"] = "absent" if preload is None else "on" if preload.enabled() else "off"
             result["code"] = args.label or "this tree"
             result["pythonpath"] = os.environ.get("PYTHONPATH", "")  # the client runs the code found there first
             if front == "inspect" and workers <= 1 and not args.profile and not args.no_floor:
