@@ -5,7 +5,8 @@
 
 For each tree (put first on PYTHONPATH, so this venv runs that tree's code), in a fresh directory:
 the pytest plugin with `gameeval/scripted` plays every game (--gameeval-limit 3, 2 trials, seed 7),
-then again gated against that first report as its baseline (the gate items' path); every game's
+then again gated against that first report as its baseline (the gate items' path), then with two
+xdist workers (their hand-over of cases and records to the controller); every game's
 version and fingerprint is read. Both trees run in the same directory (a report names its
 baseline's path). Then the two trees' outputs are compared: the records files byte
 for byte, the reports byte for byte once their time fields are set aside (`created`,
@@ -49,10 +50,11 @@ def outputs(tree: Path, work: Path) -> dict[str, Any]:
     work.mkdir()
     _run(tree, work, *PLAY, "--gameeval-report", "first.json")
     _run(tree, work, *PLAY, "--gameeval-report", "gated.json", "--gameeval-baseline", "first.json")
+    _run(tree, work, *PLAY, "--gameeval-report", "xdist.json", "-n", "2")  # the workers' hand-over
     code = subprocess.run([sys.executable, "-c", FINGERPRINTS], env=_env(tree), capture_output=True, text=True,
                           check=True, cwd=work)
     out: dict[str, Any] = {"fingerprints": json.loads(code.stdout)}
-    for name in ("first", "gated"):
+    for name in ("first", "gated", "xdist"):
         out[f"{name}.records"] = b"".join(p.read_bytes() for p in sorted(work.glob(f"{name}*records.jsonl")))
         out[f"{name}.report"] = without_times(json.loads((work / f"{name}.json").read_text()))
     return out
