@@ -107,7 +107,8 @@ def _prepare(state: GameEvalState) -> None:
                           for name, plan in state.plans.items()}
     from pytest_gameeval.pytest_plugin.history import stored_baseline  # --gameeval-compare: from the store
 
-    baseline = option_value(state.config, "gameeval_baseline") or stored_baseline(state)
+    stored = stored_baseline(state)  # always: it refuses --gameeval-baseline beside it and checks the store
+    baseline = option_value(state.config, "gameeval_baseline") or stored
     if baseline and settings.slice is not None:
         raise GameEvalError(
             "--gameeval-shard plays one slice of the cases; gate the merged report instead: "

@@ -77,8 +77,13 @@ def test_no_comparable_run_is_one_line_and_exit_4_unless_latest_if_any(pytester)
     assert named.ret == 4
     named.stderr.fnmatch_lines(["ERROR: gameeval: history store *: no run 'nosuchname' (not an id, id prefix or name; "
                                 "`gameeval history list` lists them)"])
-    both = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-compare", "--gameeval-baseline=x.json")
+    # a real baseline file beside --gameeval-compare: one line, not the file silently winning
+    (stored,) = runs(pytester.path)
+    real = pytester.path / ".gameeval" / "runs" / stored.id / "report.json"
+    both = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-compare", f"--gameeval-baseline={real}")
     assert both.ret == 4
+    both.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-compare and --gameeval-baseline both name a baseline: "
+                               "give one*"])
 
 
 def _stored_pair(pytester) -> tuple[Path, Path]:
