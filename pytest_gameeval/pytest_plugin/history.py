@@ -13,6 +13,7 @@ so (`gate.verdict` in its meta.json), and is passed over when `latest` picks a b
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -49,8 +50,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def storage_of(config: pytest.Config) -> str:
-    """The store's URL, or its folder (relative ones to the rootdir, like the report)."""
-    given = str(option_value(config, "gameeval_storage") or "").strip()
+    """The store's URL, or its folder (relative ones to the rootdir, like the report): the option or
+    ini key, else $GAMEEVAL_STORAGE, the store `gameeval history` reads by default (one variable set
+    in CI must point both at one store), else .gameeval."""
+    given = str(option_value(config, "gameeval_storage") or os.environ.get("GAMEEVAL_STORAGE") or "").strip()
     if "://" in given:
         return given
     path = Path(given or ".gameeval").expanduser()

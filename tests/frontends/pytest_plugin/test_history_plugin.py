@@ -197,3 +197,19 @@ def test_the_ini_keys_save_and_compare_and_an_unwritable_store_is_one_line_befor
                                  "history store */history: a stored run is never overwritten; give a report path "
                                  "outside it"])
     RunStore(pytester.path / "history").load(first)  # untouched
+
+
+def test_gameeval_storage_in_the_environment_is_the_store_of_both_pytest_and_the_cli(pytester, monkeypatch, capsys):
+    # CI sets GAMEEVAL_STORAGE once; the plugin must save where `gameeval history` reads, and a list
+    # run from another folder (a subfolder of the rootdir) names the store it looked in
+    shared = pytester.path / "shared-store"
+    monkeypatch.setenv("GAMEEVAL_STORAGE", str(shared))
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=4", "--gameeval-autosave").ret == 0
+    assert not (pytester.path / ".gameeval").exists()
+    (saved,) = RunStore(shared).runs()
+    assert cli(["history", "list"]) == 0
+    assert saved.id in capsys.readouterr().out
+    monkeypatch.delenv("GAMEEVAL_STORAGE")
+    monkeypatch.chdir(pytester.mkdir("sub"))
+    assert cli(["history", "list"]) == 0
+    assert f"0 stored runs in {pytester.path / 'sub' / '.gameeval'}" in capsys.readouterr().out
