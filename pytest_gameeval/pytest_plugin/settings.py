@@ -113,7 +113,8 @@ def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | No
             raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} is not a number "
                                 "(absolute, or a percent of the baseline's value: 5%)") from None
         if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
-            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} must not be negative")
+            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} must be a finite number, "
+                                "not negative")  # nan%/inf% are not negative: say what is wrong with them too
         out.setdefault(game, {})[metric] = (None if direction == "ignore" else direction == "higher", tolerance)
     return out
 

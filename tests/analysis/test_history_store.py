@@ -40,8 +40,11 @@ def test_relative_tolerance_is_fixed_from_the_baseline_alone():
     assert absolute_tolerance(tol, "played_quality", cases) == pytest.approx(0.02)
     assert absolute_tolerance(0.1, "played_quality", cases) == 0.1
     assert absolute_tolerance(tol, "played_quality", []) == 0.0
-    with pytest.raises(GameEvalError, match="must not be negative"):
+    with pytest.raises(GameEvalError, match="must be a finite number, not negative"):
         gate_metric_option(["askguess.played_quality=higher:-5%"])
+    for odd in ("nan%", "inf%", "nan"):  # not "negative": the line says what is wrong with them
+        with pytest.raises(GameEvalError, match=f"tolerance '{odd}' must be a finite number"):
+            gate_metric_option([f"askguess.played_quality=higher:{odd}"])
 
 
 @pytest.fixture(scope="module")
