@@ -93,7 +93,8 @@ def _unjudged_lines(gate: dict[str, Any], old_model: str) -> list[tuple[str, dic
     for name in gate.get("not_gated", []):
         out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
     for name in gate.get("not_selected", []):
-        out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
+        out.append((f"  {name}: not gated: its gate item was not selected "
+                    "(-k, -m, --deselect, node ids, --lf or --sw)", {}))
     for name, why in (gate.get("not_reached") or {}).items():
         out.append((f"  {name}: not gated: its gate item was not reached: {why}", {"yellow": True}))
     for name in gate.get("data_errors", []):
