@@ -87,6 +87,9 @@ def stored_baseline(state: GameEvalState) -> str | None:
     if (save_name(config) is not None or ref) and not state.is_worker:
         _report_outside_store(state)
     if save_name(config) is not None and not state.is_worker:
+        from pytest_gameeval.analysis.history.store import check_name
+
+        check_name(save_name(config) or "", "--gameeval-save")
         _check_writable(config)
     if not ref:
         return None

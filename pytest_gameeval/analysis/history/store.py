@@ -39,6 +39,15 @@ def new_run_id(now: float | None = None) -> str:
     return f"{stamp}.{int(now * 1000) % 1000:03d}Z-{secrets.token_hex(4)}"
 
 
+def check_name(name: str, what: str) -> str:
+    """A run's NAME must be one that --gameeval-compare=NAME and `history compare NAME` can find
+    again: not `latest`/`latest-if-any` (they mean the newest run), not a run id, one line."""
+    if name in ("latest", "latest-if-any") or is_run_id(name) or any(c in name for c in "\n\r|"):
+        raise GameEvalError(f"{what}={name!r}: a run's NAME cannot be latest, latest-if-any, a run id or hold a "
+                            "line break or '|' (--gameeval-compare=NAME could never name it); give another NAME")
+    return name
+
+
 def is_run_id(text: str) -> bool:
     return len(text) == 29 and text[8] == "T" and text[19] == "Z" and text[20] == "-"
 

@@ -213,3 +213,16 @@ def test_gameeval_storage_in_the_environment_is_the_store_of_both_pytest_and_the
     monkeypatch.chdir(pytester.mkdir("sub"))
     assert cli(["history", "list"]) == 0
     assert f"0 stored runs in {pytester.path / 'sub' / '.gameeval'}" in capsys.readouterr().out
+
+
+def test_a_name_compare_could_never_find_again_is_refused_before_play(pytester, capsys):
+    # --gameeval-compare=latest means the newest comparable run, never a run NAMEd latest
+    for name in ("latest", "latest-if-any", "20261128T173237.997Z-0c9ade0a"):
+        done = pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=2", f"--gameeval-save={name}")
+        assert done.ret == 4
+        done.stderr.fnmatch_lines([f"ERROR: gameeval: --gameeval-save='{name}': a run's NAME cannot be latest, *"])
+        assert not (pytester.path / "reports" / "gameeval-report.json").exists() and not runs(pytester.path)
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=2", "--gameeval-report=r.json").ret == 0
+    assert cli(["history", "add", str(pytester.path / "r.json"), "--name", "latest"]) == 2
+    assert "--name='latest': a run's NAME cannot be latest" in capsys.readouterr().err
+    assert not runs(pytester.path)
