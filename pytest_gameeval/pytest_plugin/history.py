@@ -108,7 +108,8 @@ def stored_baseline(state: GameEvalState) -> str | None:
                                 "structured": expected_decoding(p.spec, p.options, settings)}
                          for name, p in state.plans.items()}}
     store = _store(config)
-    choice = choose(store, ref, preview, allow_version_change=settings.gate.allow_version_change)
+    choice = choose(store, ref, preview, allow_version_change=settings.gate.allow_version_change,
+                    allow_missing=settings.gate.allow_missing)
     state.notes.append(choice.line)
     config.stash[CHOSEN] = choice.run.id if choice.run is not None else ""
     if choice.run is None:

@@ -226,3 +226,17 @@ def test_a_name_compare_could_never_find_again_is_refused_before_play(pytester, 
     assert cli(["history", "add", str(pytester.path / "r.json"), "--name", "latest"]) == 2
     assert "--name='latest': a run's NAME cannot be latest" in capsys.readouterr().err
     assert not runs(pytester.path)
+
+
+def test_allow_missing_lets_compare_take_a_run_without_a_newly_added_game(pytester):
+    # a game added to the suite: --gameeval-baseline with --gameeval-gate-allow-missing gates the
+    # others; --gameeval-compare must do the same, not refuse every stored run
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=4", "--gameeval-save=old").ret == 0
+    both = [*RUN[:-3], "askguess,tofukingdom", "--gameeval-limit=4", ORACLE]
+    refused = pytester.runpytest_inprocess(*both, "--gameeval-compare")
+    assert refused.ret == 4
+    refused.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-compare: no baseline in *: it has no tofukingdom*"])
+    for ref in ("latest", "old"):
+        done = pytester.runpytest_inprocess(*both, f"--gameeval-compare={ref}", "--gameeval-gate-allow-missing")
+        assert done.ret == 0, ref
+        done.stdout.fnmatch_lines(["gameeval: baseline run *'old'*", "*tofukingdom: not in the baseline * (allowed)*"])
