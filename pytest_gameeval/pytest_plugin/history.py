@@ -162,6 +162,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         why = "the provider stopped the run" if session.exitstatus == PROVIDER_FAILED else "no game was played"
         session.config.stash[SAVED] = f"not saved to the history store: {why} (nothing measured)"
         return
+    lost = _games_lost(state.report["cases"])
+    if lost:  # a run cut short under xdist writes a report, but it is not the release's measurement
+        session.config.stash[SAVED] = f"not saved to the history store: {lost}: a run cut short is not stored " \
+                                      "(rerun to play them all)"
+        return
     from pytest_gameeval.analysis.history.meta import meta_of
 
     try:
@@ -174,6 +179,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     named = f" (name '{name}')" if name else ""
     session.config.stash[SAVED] = f"saved: run {run_id}{named} in {store.label}"
+
+
+def _games_lost(cases: list[dict[str, Any]]) -> str:
+    """The games this run meant to play and lost ("" none): cut by --timeout under xdist, or in
+    flight on a worker that crashed. Stored, such a run would be the newest and the next baseline."""
+    from pytest_gameeval.pytest_plugin.report_writer import TIMEOUT_CUT, WORKER_CRASHED
+
+    cut = sum(str(c.get("reason", "")).startswith(TIMEOUT_CUT) for c in cases)
+    crashed = sum(c.get("reason") == WORKER_CRASHED for c in cases)
+    bits = [f"{cut} {'game' if cut == 1 else 'games'} cut by --timeout"] if cut else []
+    bits += [f"{crashed} {'game' if crashed == 1 else 'games'} lost with a crashed xdist worker"] if crashed else []
+    return ", ".join(bits)
 
 
 @pytest.hookimpl(trylast=True)  # after the gameeval section's lines
