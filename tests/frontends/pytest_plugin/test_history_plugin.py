@@ -240,3 +240,16 @@ def test_allow_missing_lets_compare_take_a_run_without_a_newly_added_game(pytest
         done = pytester.runpytest_inprocess(*both, f"--gameeval-compare={ref}", "--gameeval-gate-allow-missing")
         assert done.ret == 0, ref
         done.stdout.fnmatch_lines(["gameeval: baseline run *'old'*", "*tofukingdom: not in the baseline * (allowed)*"])
+
+
+def test_a_run_whose_gate_judged_no_game_is_not_listed_as_passed(pytester, capsys):
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=4", "--gameeval-save=base").ret == 0
+    left_out = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-limit=4", "--gameeval-compare=base",
+                                            "-k", "not gate", "--gameeval-save=ungated")
+    assert left_out.ret == 0
+    left_out.stdout.fnmatch_lines(["gameeval gate not applied (*): no game judged"])
+    ungated = runs(pytester.path)[-1]
+    assert ungated.name == "ungated" and ungated.meta["gate"]["verdict"] == "not applied"
+    assert cli(["history", "list"]) == 0
+    [row] = [x for x in capsys.readouterr().out.splitlines() if "| ungated |" in x]
+    assert "| not applied |" in row and "| pass |" not in row
