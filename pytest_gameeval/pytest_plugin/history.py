@@ -54,6 +54,7 @@ def storage_of(config: pytest.Config) -> str:
     ini key, else $GAMEEVAL_STORAGE, the store `gameeval history` reads by default (one variable set
     in CI must point both at one store), else .gameeval."""
     given = str(option_value(config, "gameeval_storage") or os.environ.get("GAMEEVAL_STORAGE") or "").strip()
+    given = given.removeprefix("file://")  # a local folder however written: relative to the rootdir, checked as one
     if "://" in given:
         return given
     path = Path(given or ".gameeval").expanduser()

@@ -253,3 +253,15 @@ def test_a_run_whose_gate_judged_no_game_is_not_listed_as_passed(pytester, capsy
     assert cli(["history", "list"]) == 0
     [row] = [x for x in capsys.readouterr().out.splitlines() if "| ungated |" in x]
     assert "| not applied |" in row and "| pass |" not in row
+
+
+
+def test_a_file_url_store_is_a_folder_relative_to_the_rootdir(pytester):
+    # run from a subfolder of the rootdir: file://hist is the rootdir's hist, as --gameeval-storage=hist is
+    pytester.makeini("[pytest]\n")
+    sub = pytester.mkdir("sub")
+    done = subprocess.run([sys.executable, "-m", "pytest", *RUN, ORACLE, "--gameeval-limit=2", "--gameeval-autosave",
+                           "--gameeval-storage=file://hist"], cwd=sub, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "saved: run " in done.stdout and f" in {pytester.path / 'hist'}" in done.stdout, done.stdout[-1000:]
+    assert len(RunStore(pytester.path / "hist").runs()) == 1 and not (sub / "hist").exists()
