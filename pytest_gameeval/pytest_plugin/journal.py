@@ -12,13 +12,14 @@ journal is deleted only once a report holding every game in it has been written.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.files import OutputError, append_line, beside
 
 # why a journalled game was not reused, by the first part of its identity that differs
 REASONS = {
@@ -33,11 +34,11 @@ OLDER_JOURNAL = "journalled by an older pytest-gameeval"
 
 
 def journal_path(report_path: Path, process: str) -> Path:
-    return report_path.with_name(f"{report_path.stem}.journal-{process}.jsonl")
+    return beside(report_path, f".journal-{process}.jsonl")
 
 
 def journal_files(report_path: Path) -> list[Path]:
-    return sorted(report_path.parent.glob(f"{report_path.stem}.journal-*.jsonl"))
+    return sorted(report_path.parent.glob(f"{glob.escape(report_path.name)}.journal-*.jsonl"))
 
 
 def _digest(value: Any) -> str:
@@ -90,16 +91,17 @@ class Journal:
 
     def append(self, case: str, options: dict[str, Any], record: dict[str, Any], scores: dict[str, Any],
                identity: dict[str, Any] | None = None) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self._mended:
-            self._mend()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._mended:
+                self._mend()
+        except OSError as e:
+            raise OutputError(f"{self.path}: cannot write the journal ({e.strerror or e})") from None
         entry = {"case": case, "options": options, "identity": identity, "run": self.run,
                  "record": record, "scores": scores}
-        line = json.dumps(entry, allow_nan=True)
-        with open(self.path, "a", encoding="utf-8") as f:  # one whole line per game
-            f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())  # a finished game survives a kill of the machine's process, not just ours
+        # one whole fsynced line per game: a finished game survives a kill of the machine, not just ours;
+        # a full disk is an OutputError naming the journal (the runner stops the run on it)
+        append_line(self.path, json.dumps(entry, allow_nan=True), "the journal")
 
 
 def load_journal(report_path: Path) -> dict[str, list[dict[str, Any]]]:

@@ -17,6 +17,7 @@ from pytest_gameeval import __version__
 from pytest_gameeval.analysis.verdicts.game import gate_failures, no_played_game
 from pytest_gameeval.analysis.verdicts.table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.files import beside
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
 from pytest_gameeval.pytest_plugin.journal import clear_journal
@@ -47,10 +48,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.is_worker:
         session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
         return
+    payloads = state.merged if state.is_controller else [_local_payload(state)]
+    if _not_kept(session, state, payloads):
+        return
     if exitstatus == pytest.ExitCode.INTERRUPTED:  # killed (Ctrl-C, SIGTERM from CI): keep the journal
         _say_interrupted(session, state)
         return
-    payloads = state.merged if state.is_controller else [_local_payload(state)]
     if not any(p["cases"] for p in payloads) and not _broken_and_selected(state, session):
         return  # no game case ran (deselected or skipped): nothing to report
     try:
@@ -65,6 +68,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
 
         session.exitstatus = PROVIDER_FAILED
+
+
+def _not_kept(session: pytest.Session, state: GameEvalState, payloads: list[dict[str, Any]]) -> bool:
+    """A finished game the journal could not keep (a full disk) stopped the run: no report (it could
+    not be written either, and would hold only some games), one line, exit 3, the journal kept."""
+    from pytest_gameeval.pytest_plugin.journal import journal_files, load_journal
+    from pytest_gameeval.pytest_plugin.runner import NOT_KEPT
+
+    causes = [c["reason"][len(NOT_KEPT):] for p in payloads for c in p["cases"]
+              if str(c.get("reason") or "").startswith(NOT_KEPT)]
+    if not causes:
+        return False
+    report_path = report_path_of(state)
+    kept = len(load_journal(report_path))
+    where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
+    session.config.get_terminal_writer().line(
+        f"\ngameeval: error: {causes[0]}; the run stopped, no report written; {kept} finished "
+        f"{'game' if kept == 1 else 'games'} kept in {where}; free space, then run the same command with "
+        "--gameeval-resume to play only the rest", red=True)
+    session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+    return True
 
 
 def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
@@ -243,7 +267,7 @@ def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str,
                 "resumed": bool(option_value(state.config, "gameeval_resume")),
                 "reused_from_journal": sum(str(c.get("reason", "")).startswith("resumed") for c in ordered),
                 "not_reused_from_journal": state.not_reused,
-                "python": sys.version.split()[0], "records": report_path.with_suffix(".records.jsonl").name},
+                "python": sys.version.split()[0], "records": beside(report_path, ".records.jsonl").name},
         "games": games,
         "cases": ordered,
         "gate": gate,
@@ -313,7 +337,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     from pytest_gameeval.analysis.report.schema import write_report  # checked against the shipped JSON Schema
 
     attach_verdicts(report)  # each game's entry carries its gate verdict
-    records_path = report_path.with_suffix(".records.jsonl")
+    records_path = beside(report_path, ".records.jsonl")
     write_jsonl_atomic(records_path, [records[k] for k in sorted(records)])
     report["run"].update(records_seal(records_path))  # the pair is one unit: readers check the seal
     write_report(report_path, report)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.files import OutputError
 from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.pytest_plugin.options import option_value, rootdir_moved, settings_from_config
@@ -35,6 +36,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_usage(state)
         if settings.model:
             _prepare(state)
+    except OutputError as e:  # the disk, not the user: the documented exit code of a report not written
+        pytest.exit(f"gameeval: error: {e}", returncode=pytest.ExitCode.INTERNAL_ERROR)
     except GameEvalError as e:
         raise pytest.UsageError(f"gameeval: {e}") from None
     if config.pluginmanager.hasplugin("xdist"):

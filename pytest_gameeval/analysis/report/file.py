@@ -23,7 +23,7 @@ import jsonlines
 from pytest_gameeval.analysis.verdicts.game import MISSING, WORSE, decide, fails, no_played_game
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.engine.files import atomic_write, beside
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
 
@@ -69,20 +69,17 @@ def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None
         with jsonlines.Writer(f, dumps=lambda o: json.dumps(clean(o), allow_nan=False)) as writer:
             writer.write_all(rows)
 
-    write_atomic(path, dump)
+    write_atomic(path, dump, "records")
 
 
-def write_atomic(path: str | Path, dump: Any) -> None:
+def write_atomic(path: str | Path, dump: Any, what: str = "report") -> None:
     """dump(f) into a text file written whole or not at all (the reports, the plugin's markdown
     summary); an unwritable path is one error line."""
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as f:
             dump(f)
 
-    try:
-        atomic_write(path, write)
-    except OSError as e:  # an unwritable report path is bad input: one line, not a traceback
-        raise GameEvalError(f"{path}: cannot write report ({e.strerror or e})") from None
+    atomic_write(path, write, what)  # an unwritable path (a full disk too) is one line, not a traceback
 
 
 # -- what a report says about a game's data -------------------------------------------------
@@ -251,7 +248,15 @@ def records_seal(records_path: Path) -> dict[str, Any]:
     return {"records_count": data.count(b"\n"), "records_sha256": hashlib.sha256(data).hexdigest()}
 
 
+def records_path_for(report_path: str | Path) -> Path:
+    """Where a report written now keeps its records: `REPORT.records.jsonl` from the report's whole
+    name (`r.json.records.jsonl`), never shared with another report's (`r.txt`, `r`)."""
+    return beside(report_path, ".records.jsonl")
+
+
 def records_beside(report: dict[str, Any], path: Path) -> Path:
+    """The records a report names (`run.records`, every report since the seal: the committed
+    baselines' `NAME.records.jsonl` too); a report too old to name them, by the old stem rule."""
     return path.parent / str(report.get("run", {}).get("records") or path.with_suffix(".records.jsonl").name)
 
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.report.file import game_version, read_report, write_jsonl_atomic
+from pytest_gameeval.analysis.report.file import game_version, read_report, records_path_for, write_jsonl_atomic
 from pytest_gameeval.analysis.report.game import game_entry
 from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.engine.errors import GameEvalError
@@ -135,7 +135,7 @@ def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[di
         **first["run"],
         "seconds": round(sum(r["run"].get("seconds") or 0 for _, r in reports), 2),
         "workers": sum(r["run"].get("workers") or 0 for _, r in reports),
-        "records": out.with_suffix(".records.jsonl").name,
+        "records": records_path_for(out).name,
         "merged_from": [f"{p} (slice {r['shard']['index']}/{r['shard']['count']})" for p, r in reports],
     }
     merged = {
@@ -157,7 +157,7 @@ def write_merged(paths: list[Path], out: Path) -> dict[str, Any]:
     from pytest_gameeval.analysis.report.file import records_seal
 
     report, records = merge_reports(paths, out)
-    write_jsonl_atomic(out.with_suffix(".records.jsonl"), records)
-    report.setdefault("run", {}).update(records_seal(out.with_suffix(".records.jsonl")))
+    write_jsonl_atomic(records_path_for(out), records)
+    report.setdefault("run", {}).update(records_seal(records_path_for(out)))
     write_report(out, report)
     return report

@@ -34,7 +34,7 @@ def test_a_run_cut_by_timeout_says_where_the_journal_is_and_resumes(tmp_path):
     kept = re.search(r"; (\d+) finished games? kept in (.+); run the same command with --gameeval-resume", line)
     assert kept, line
     if int(kept[1]):  # how many finished in 2 s depends on the machine; when some did, the journal holds them
-        assert kept[2] == str(tmp_path / "reports" / "gameeval-report.journal-main.jsonl")
+        assert kept[2] == str(tmp_path / "reports" / "gameeval-report.json.journal-main.jsonl")
     assert not (tmp_path / "reports" / "gameeval-report.json").exists()
     resumed = run(tmp_path, "--timeout", "120", "--gameeval-resume")
     assert resumed.returncode == 0, resumed.stdout[-3000:]
