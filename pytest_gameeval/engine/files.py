@@ -129,7 +129,8 @@ def open_regular(path: str | Path, mode: str = "rb", what: str = "file", **kwarg
     try:
         mode_bits = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode_bits):
-            kind = "a folder" if stat.S_ISDIR(mode_bits) else "a FIFO" if stat.S_ISFIFO(mode_bits) else "not a regular file"
+            kind = ("a folder" if stat.S_ISDIR(mode_bits) else "a FIFO" if stat.S_ISFIFO(mode_bits)
+                    else "not a regular file")
             raise GameEvalError(f"{path}: cannot read {what} (it is {kind})")
         os.set_blocking(fd, True)
         return os.fdopen(fd, mode, **kwargs)  # type: ignore[call-overload]
@@ -154,7 +155,8 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return Path(os.path.realpath(a)) == Path(os.path.realpath(b))
 
 
-def refuse_output_among_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path], option: str = "--out") -> None:
+def refuse_output_among_inputs(outputs: Iterable[str | Path], inputs: Iterable[str | Path],
+                               option: str = "--out") -> None:
     """An output that is one of the inputs would replace what is being read: refused before
     anything is read or written."""
     inputs = list(inputs)
