@@ -111,4 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     except GameEvalError as e:
         print(f"gameeval: error: {e}", file=sys.stderr)
         return 2
+    except MemoryError:  # input larger than the limits foresaw: still one line, not a traceback
+        print(f"gameeval: error: {args.command}: out of memory (an input too large for this machine)", file=sys.stderr)
+        return 2
 

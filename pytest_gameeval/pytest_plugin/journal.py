@@ -16,10 +16,10 @@ import glob
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import OutputError, append_line, beside
+from pytest_gameeval.engine.files import OutputError, append_line, beside, open_regular
 
 # why a journalled game was not reused, by the first part of its identity that differs
 REASONS = {
@@ -30,6 +30,7 @@ REASONS = {
     "dataset": "other data",
     "options": "other game options",
 }
+MAX_LINE_BYTES = 64 * 1024 * 1024  # as for records files: far above any game's record
 OLDER_JOURNAL = "journalled by an older pytest-gameeval"
 
 
@@ -104,16 +105,26 @@ class Journal:
         append_line(self.path, json.dumps(entry, allow_nan=True), "the journal")
 
 
+def journal_lines(path: Path) -> Iterator[bytes]:
+    """A journal's lines, one at a time (a journal of many games is never held whole); a FIFO or a
+    line over MAX_LINE_BYTES is one error naming FILE[:LINE]."""
+    try:
+        with open_regular(path, "rb", "the journal") as f:
+            for number, line in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
+                if len(line) > MAX_LINE_BYTES:
+                    raise GameEvalError(f"{path}:{number}: a line of over {MAX_LINE_BYTES // 2**20} MB is not a "
+                                        "journalled game")
+                yield line
+    except OSError as e:
+        raise GameEvalError(f"{path}: cannot read the journal ({e.strerror or e})") from None
+
+
 def load_journal(report_path: Path) -> dict[str, list[dict[str, Any]]]:
     """Finished games by case id, oldest first. A line cut short by a kill is ignored (that game
     replays); a journal that cannot be read at all is one error line."""
     done: dict[str, list[dict[str, Any]]] = {}
     for path in journal_files(report_path):
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError as e:
-            raise GameEvalError(f"{path}: cannot read the journal ({e.strerror or e})") from None
-        for line in lines:
+        for line in journal_lines(path):
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:
@@ -138,14 +149,13 @@ def clear_journal(report_path: Path, keep: set[str] | None = None) -> list[Path]
 
 def _all_in(path: Path, keep: set[str]) -> bool:
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        for line in journal_lines(path):  # one line at a time
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn line: its game was never finished
+            if isinstance(entry, dict) and str(entry.get("case")) not in keep:
+                return False
+    except GameEvalError:
         return False
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a torn line: its game was never finished
-        if isinstance(entry, dict) and str(entry.get("case")) not in keep:
-            return False
     return True

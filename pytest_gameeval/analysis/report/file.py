@@ -23,7 +23,7 @@ import jsonlines
 from pytest_gameeval.analysis.verdicts.game import MISSING, WORSE, decide, fails, no_played_game
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write, beside
+from pytest_gameeval.engine.files import atomic_write, beside, chunks, open_regular, read_text_regular
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
 
@@ -211,6 +211,29 @@ def _unit_keys(game: dict[str, Any]) -> set[str]:
     return keys
 
 
+# a seat's usage entry: counts, beside the seat's role and models (said, not counted)
+USAGE_LABELS = ("role", "models", "model")
+
+
+def bad_usage(usage: Any) -> str | None:
+    """Why a usage entry ({seat: {counter: n}}) cannot be believed, or None: every counter a finite
+    number >= 0 (`"calls": "many"` would be added to other seats' counts further on)."""
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        return f"usage is not an object ({type(usage).__name__})"
+    for seat, counts in usage.items():
+        if not isinstance(counts, dict):
+            return f"usage of {seat!r} is not an object ({type(counts).__name__})"
+        for key, value in counts.items():
+            if key in USAGE_LABELS:
+                continue
+            why = _bad_number(value, False) if value is not None else "null"
+            if why or value < 0:
+                return f"usage {seat}.{key} is {value!r}: {why or 'negative'}, not a count"
+    return None
+
+
 def validate_values(report: dict[str, Any], where: str) -> None:
     """Every per-case score (what the gate, the diff and the merge compute from) and every game
     metric's value and interval: a finite number in its range, or null. One line names the first
@@ -222,7 +245,13 @@ def validate_values(report: dict[str, Any], where: str) -> None:
             why = _bad_number(value, key in unit)
             if why:
                 raise GameEvalError(f"{where}: case {case['id']!r}, metric {key!r}: {why}")
+        why = bad_usage(case.get("usage"))
+        if why:
+            raise GameEvalError(f"{where}: case {case['id']!r}: {why}")
     for name, game in report["games"].items():
+        why = bad_usage(game.get("usage"))
+        if why:
+            raise GameEvalError(f"{where}: game {name!r}: {why}")
         unit = _unit_keys(game)
         for key, metric in _metric_values(game["metrics"]):
             why = _bad_number(metric, key in unit)
@@ -244,8 +273,12 @@ def _metric_values(metrics: dict[str, Any], prefix: str = "") -> Iterable[tuple[
 
 def records_seal(records_path: Path) -> dict[str, Any]:
     """What ties a report to its records file: their count and digest (kept in the report's `run`)."""
-    data = records_path.read_bytes()
-    return {"records_count": data.count(b"\n"), "records_sha256": hashlib.sha256(data).hexdigest()}
+    digest, lines = hashlib.sha256(), 0
+    with open_regular(records_path, "rb", "records") as f:  # hashed as read: memory stays bounded
+        for chunk in chunks(f):
+            digest.update(chunk)
+            lines += chunk.count(b"\n")
+    return {"records_count": lines, "records_sha256": digest.hexdigest()}
 
 
 def records_path_for(report_path: str | Path) -> Path:
@@ -273,7 +306,7 @@ def check_records_pair(report: dict[str, Any], path: Path, *, required: bool = F
         return records
     try:
         seal = records_seal(records)
-    except OSError as e:
+    except OSError as e:  # a read error mid-file
         raise GameEvalError(f"{records}: cannot read records ({e.strerror or e})") from None
     if seal["records_sha256"] != run["records_sha256"]:
         raise GameEvalError(
@@ -287,9 +320,9 @@ def read_report(path: str | Path) -> dict[str, Any]:
     """A report from a file, checked: its shape, every metric value, its records (when beside it)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise GameEvalError(f"{path}: cannot read report ({getattr(e, 'strerror', None) or e})") from None
+        text = read_text_regular(path, "report")  # a FIFO or a device is an error, not a wait
+    except UnicodeDecodeError as e:
+        raise GameEvalError(f"{path}: cannot read report ({e})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:

@@ -11,10 +11,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.report.file import game_version, read_report, records_path_for, write_jsonl_atomic
+from pytest_gameeval.analysis.report.file import (
+    game_version,
+    read_report,
+    records_beside,
+    records_path_for,
+    write_jsonl_atomic,
+)
 from pytest_gameeval.analysis.report.game import game_entry
 from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.files import refuse_output_among_inputs
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import GAMES, get_spec
 
@@ -113,8 +120,13 @@ def _game(
 
 
 def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The merged report (validated) and its records, not written."""
+    """The merged report (validated) and its records, not written. An output that is one of the
+    slices (or their records) is refused before anything is read, and again once the slices name
+    their records."""
+    outputs = [out, records_path_for(out)]
+    refuse_output_among_inputs(outputs, paths, "gameeval report merge: OUT")
     reports = _slices(paths)
+    refuse_output_among_inputs(outputs, [records_beside(r, p) for p, r in reports], "gameeval report merge: OUT")
     _check_same(reports)
     cases: dict[str, dict[str, Any]] = {}
     owner: dict[str, Path] = {}
