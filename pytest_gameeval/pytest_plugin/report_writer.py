@@ -100,7 +100,9 @@ def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
     report_path = report_path_of(state)
     kept = len(load_journal(report_path))
     where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
-    how = f"timed out ({state.timed_out})" if state.timed_out else "interrupted"  # timeouts.py: pytest-timeout
+    how = "interrupted"
+    if state.timed_out:  # timeouts.py: pytest-timeout; xdist_stall.py: a controller no worker can help
+        how = state.timed_out if state.timed_out.startswith("xdist stalled") else f"timed out ({state.timed_out})"
     session.config.get_terminal_writer().line(
         f"\ngameeval: {how}: no report written; {kept} finished {'game' if kept == 1 else 'games'} kept in "
         f"{where}; run the same command with --gameeval-resume to play only the rest", red=True)

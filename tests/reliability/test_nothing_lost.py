@@ -393,3 +393,37 @@ def test_a_resumed_budget_run_counts_what_the_journalled_games_cost(project, loo
     assert len([c for c in report["cases"] if c.get("reason", "").startswith("resumed")]) == len(finished)
     assert sum(costs) <= 0.05 + max(costs) + 1e-9  # never beyond the budget plus one game
     assert math.isclose(report["cost"]["budget"]["spent"], sum(costs), rel_tol=1e-6)
+
+
+@pytest.mark.slow  # kills and waits: .ci/run runs it
+@pytest.mark.parametrize("at, victim_has", [(12, "fewer"), (13, "fewer"), (15, "fewer"), (14, "more")])
+def test_an_xdist_worker_killed_late_never_hangs_the_run(project, loopback, at, victim_has):
+    """16 games, 2 workers, shards of 4: a worker killed once `at` games are journalled (its first
+    shard done, the other worker done or nearly). xdist 3.8 handed the replacement worker the
+    finished shard and waited for ever (2 of 2 trials); now the run ends with its report."""
+    cmd = args(MODEL, "out/r.json", "-n", "2", "--gameeval-shard-size=4", "--gameeval-limit", "16")  # the last wins
+    proc = subprocess.Popen(cmd, cwd=project, env=env(loopback), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        out = project / "out"
+        counts = {}
+        deadline = time.monotonic() + 240
+        while sum(counts.values()) < at:
+            assert proc.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
+            counts = {w: len(journalled_file(out / f"r.json.journal-{w}.jsonl")) for w in ("gw0", "gw1")}
+            time.sleep(0.02)
+        workers = sorted((c for c in psutil.Process(proc.pid).children() if "python" in " ".join(c.cmdline())),
+                         key=lambda c: c.create_time())  # gw0 was started first
+        pick = min if victim_has == "fewer" else max
+        victim = pick(("gw0", "gw1"), key=lambda w: counts[w])
+        os.kill(workers[int(victim[-1])].pid, signal.SIGKILL)
+        text, _ = proc.communicate(timeout=150)  # it hung for ever before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+    assert proc.returncode in (0, 1), text[-3000:]  # 1: the item in flight on the killed worker failed
+    report = read_report(project / "out" / "r.json")
+    by_id = {c["id"]: c for c in report["cases"]}
+    assert len(by_id) == len(report["cases"]) == 16, text[-3000:]
+    assert sum(c["status"] == "played" for c in report["cases"]) >= at
