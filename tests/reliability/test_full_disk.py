@@ -169,6 +169,7 @@ def plugin(project: Path, report: Path, *extra: str, limit: int = 4) -> subproce
                           env={**os.environ, "GAMEEVAL_PROGRESS_SECONDS": "0"})
 
 
+@pytest.mark.slow  # over 20 s on 2 busy cores: .ci/run's slow stage runs it
 def test_the_plugin_on_a_full_disk_is_one_line_exit_3_and_leaves_no_lock(disk, tmp_path):
     disk.fill()
     done = plugin(tmp_path, disk.path / "r.json")
@@ -177,6 +178,7 @@ def test_the_plugin_on_a_full_disk_is_one_line_exit_3_and_leaves_no_lock(disk, t
     assert disk.ours() == []  # no 0-byte lock that would outlive the run
 
 
+@pytest.mark.slow  # over 20 s on 2 busy cores: .ci/run's slow stage runs it
 def test_a_journal_that_cannot_be_appended_stops_the_run_in_one_line_exit_3(disk, tmp_path):
     """Room for the lock (one page), none for the first finished game's journal line: one line
     naming the journal, exit 3, no report, no traceback per item."""

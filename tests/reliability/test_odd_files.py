@@ -57,6 +57,7 @@ def plugin(cwd: Path, *extra: str) -> subprocess.CompletedProcess:
 # -- a FIFO is an error, not a wait ------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 20 s on 2 busy cores: .ci/run's slow stage runs it
 def test_a_fifo_given_as_report_or_baseline_is_an_error_not_a_wait(tmp_path, base):
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)  # nobody writes to it: opening it for reading would wait for ever
@@ -82,6 +83,7 @@ def test_a_fifo_journal_is_an_error_not_a_wait(tmp_path):
 # -- an output that is an input -----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 20 s on 2 busy cores: .ci/run's slow stage runs it
 def test_report_merge_into_one_of_its_slices_is_refused_and_the_slice_untouched(tmp_path, base):
     shard = json.loads(base.read_text())
     shard["shard"] = {"index": 1, "count": 1}
@@ -122,6 +124,7 @@ def test_files_beside_a_report_are_named_from_its_whole_name():
         assert not beside(a) & beside(b), (a, b)
 
 
+@pytest.mark.slow  # over 20 s on 2 busy cores: .ci/run's slow stage runs it
 def test_a_run_on_r_txt_leaves_the_journal_of_a_run_on_r_json_alone(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
@@ -133,6 +136,7 @@ def test_a_run_on_r_txt_leaves_the_journal_of_a_run_on_r_json_alone(tmp_path):
     assert (out / "r.txt.records.jsonl").exists() and not (out / "r.records.jsonl").exists()
 
 
+@pytest.mark.slow  # over 20 s on 2 busy cores: .ci/run's slow stage runs it
 def test_a_report_path_whose_records_are_the_baselines_records_is_refused(tmp_path):
     """`--gameeval-report=reports/last` beside a baseline `reports/last.json` whose records are
     `reports/last.records.jsonl` (written by an earlier version): refused before play."""
