@@ -369,6 +369,17 @@ class Runner:
             self.not_reused[reasons[0]] = self.not_reused.get(reasons[0], 0) + 1
         return None
 
+    def _journalled(self, case: Case, record: GameRecord, scores: dict[str, Any]) -> bool:
+        """The finished game appended to the journal; False on a full disk, which stops the run
+        (no game more is started, report_writer ends it in one line)."""
+        try:
+            self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores,
+                                self.identities.get(case.game))
+        except OutputError as e:
+            self.storage_failed = self.storage_failed or str(e)
+            return False
+        return True
+
     def not_kept(self) -> str:
         return f"{NOT_KEPT}{self.storage_failed}"
 
@@ -423,13 +434,8 @@ class Runner:
             self.provider_stop.played(record.seats)
             if tally is not None:
                 tally.game_finished(record.label, scores)
-            if self.journal is not None and not overrides:
-                try:
-                    self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores,
-                                        self.identities.get(case.game))
-                except OutputError as e:  # a full disk: a game that cannot be kept stops the run (report_writer)
-                    self.storage_failed = self.storage_failed or str(e)
-                    return CaseResult(case, "not played", reason=self.not_kept())
+            if self.journal is not None and not overrides and not self._journalled(case, record, scores):
+                return CaseResult(case, "not played", reason=self.not_kept())
             if self.spend is not None and not overrides:
                 self.spend.settle(case, record)
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)
