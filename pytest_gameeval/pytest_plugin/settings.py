@@ -73,6 +73,9 @@ class Settings:
                 continue
             if option in known:
                 given[option] = value
+        from pytest_gameeval.engine.given_options import check_given
+
+        check_given(spec.options_class.declared(), given)  # limit=-1: one line, as inspect's -T
         return spec.parse_options(given)
 
     def check_overrides(self, specs: list[GameSpec]) -> None:
