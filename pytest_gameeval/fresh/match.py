@@ -1,0 +1,56 @@
+"""A fresh case set matched to a published list: one fresh twin per published case, the
+candidate nearest to it by the game's difficulty measures, so the two sets' distributions agree
+(docs/fresh-cases.md shows them side by side)."""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Measures = dict[str, Any]
+NEAREST = 5  # a twin is drawn among this many nearest candidates: different seeds, different cases
+
+
+def _spread(values: list[float]) -> float:
+    lo, hi = min(values), max(values)
+    return (hi - lo) or 1.0
+
+
+def _scales(rows: Sequence[Measures], keys: Sequence[str]) -> dict[str, float]:
+    return {k: _spread([r[k] for r in rows if r.get(k) is not None] or [0.0, 1.0]) for k in keys}
+
+
+def _distance(a: Measures, b: Measures, keys: Sequence[str], scales: dict[str, float]) -> float:
+    """Scaled distance over the measures both have; another domain counts as a step of 0.5."""
+    d = sum(abs(a[k] - b[k]) / scales[k] for k in keys if a.get(k) is not None and b.get(k) is not None)
+    return d + (0.5 if a.get("domain") and b.get("domain") and a["domain"] != b["domain"] else 0.0)
+
+
+def twins(published: list[Measures], candidates: list[tuple[Measures, Any]], keys: Sequence[str],
+          rng: random.Random, words_of: Callable[[Any], set[str]]) -> list[Any]:
+    """One candidate per published case, nearest by `keys`, chosen at random among the NEAREST
+    nearest; no word is used twice across the set. Cases in the sparsest neighbourhoods choose
+    first (the commonest words are mostly published already: the few fresh ones left go to the
+    published cases that need them), ties in a seeded order."""
+    scales = _scales([m for m, _ in candidates], keys)
+    used: set[str] = set()
+    out: list[tuple[int, Any]] = []
+    ties = list(range(len(published)))
+    rng.shuffle(ties)
+
+    def sparsity(i: int) -> float:
+        near = heapq.nsmallest(NEAREST, (_distance(published[i], m, keys, scales) for m, _ in candidates))
+        return -near[-1] if near else 0.0
+
+    order = sorted(ties, key=sparsity)
+    for i in order:
+        free = [(m, c) for m, c in candidates if not words_of(c) & used]
+        if not free:
+            break
+        nearest = heapq.nsmallest(NEAREST, free, key=lambda mc: _distance(published[i], mc[0], keys, scales))
+        _, chosen = rng.choice(nearest)
+        used |= words_of(chosen)
+        out.append((i, chosen))
+    return [c for _, c in sorted(out, key=lambda ic: ic[0])]
