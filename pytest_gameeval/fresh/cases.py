@@ -21,6 +21,7 @@ PAIRED = (*THINGS, "person")  # pair games also pair people (teacher-student)
 # the published list each game's fresh set is matched to (its shipped default)
 PUBLISHED = {"askguess": "cifar100.jsonl", "spyfall": "pairs.jsonl", "spygame": "pairs.jsonl",
              "spygpt": "targets.jsonl", "taboo": "words.jsonl", "age": "list_a.jsonl"}
+SpyGPTCandidate = tuple[dict[str, Any], tuple[Entry, list[Entry]]]  # (measures, (target, distractors))
 GROUP_CAP = 30  # the commonest words of a category family that pair with each other
 
 
@@ -83,12 +84,12 @@ def _pair_row(game: str, a: Entry, b: Entry) -> dict[str, Any]:
             "synonyms_a": [s for s in a.aliases if s != b.word], "synonyms_b": [s for s in b.aliases if s != a.word]}
 
 
-def _spygpt_candidate(target: Entry, near: list[Entry]) -> tuple[dict[str, Any], tuple[Entry, list[Entry]]]:
+def _spygpt_candidate(target: Entry, near: list[Entry]) -> SpyGPTCandidate:
     rel = round(sum(relatedness(target, e) for e in near) / 3, 3)
     return {"zipf": target.zipf, "relatedness": rel, "domain": target.domain}, (target, near)
 
 
-def _spygpt_candidates(entries: list[Entry], rng: random.Random) -> list[tuple[dict[str, Any], tuple[Entry, list[Entry]]]]:
+def _spygpt_candidates(entries: list[Entry], rng: random.Random) -> list[SpyGPTCandidate]:
     """Each target with its three closest kin (close distractors) and, as often, with three words
     of its domain drawn at random (loose ones): the published sets hold both."""
     out = []
@@ -97,7 +98,8 @@ def _spygpt_candidates(entries: list[Entry], rng: random.Random) -> list[tuple[d
         by_domain[e.domain].append(e)
     for group in _families(entries).values():
         for target in group:
-            near = sorted((e for e in group if _pair(target, e)), key=lambda e: (-relatedness(target, e), -e.zipf, e.word))
+            near = sorted((e for e in group if _pair(target, e)),
+                          key=lambda e: (-relatedness(target, e), -e.zipf, e.word))
             if len(near) >= 3:
                 out.append(_spygpt_candidate(target, near[:3]))
             loose = [e for e in rng.sample(by_domain[target.domain], 6) if _pair(target, e)]
@@ -131,7 +133,8 @@ def fresh_rows(game: str, seed: int) -> list[dict[str, Any]]:
     published = _imputed([{**measure(game, r), "domain": r.get("domain")} for r in published_rows(game)], keys, rng)
     if game in ("askguess", "taboo"):
         # Taboo's published words include jobs and people: its fresh ones may be people too
-        pool = fresh_entries(THINGS) if game == "askguess" else [e for e in fresh_entries(PAIRED) if len(e.related) >= 2]
+        pool = fresh_entries(THINGS) if game == "askguess" else [
+            e for e in fresh_entries(PAIRED) if len(e.related) >= 2]
         make = _askguess if game == "askguess" else _taboo
         chosen = twins(published, [(_target_measures(e), e) for e in pool], keys, rng, lambda e: {e.word})
         return [make(e) for e in chosen]

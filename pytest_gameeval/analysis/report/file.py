@@ -26,6 +26,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
+from pytest_gameeval.fresh.resolve import fresh_origin
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1
@@ -97,6 +98,9 @@ def dataset_digest(spec: GameSpec, options: GameOptions) -> dict[str, Any]:
     version = getattr(spec, "dataset_version", None)
     if version is not None:
         info["version"] = version
+    origin = fresh_origin(getattr(options, "data", None))
+    if origin is not None:  # a fresh case set: its seed and the lexicon it was drawn from (docs/fresh-cases.md)
+        info["fresh"] = origin
     return info
 
 
