@@ -35,6 +35,11 @@ COMMANDS = {
         "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the "
         "headline and a verdict (JSON, markdown, PNG)",
     ),
+    "contamination": (
+        _run("contamination"),
+        "contamination MODEL: the model on published cases and on fresh ones matched by difficulty; per game the "
+        "headline gap with its interval and a verdict (memorisation signal, no signal, undecided)",
+    ),
     "rank-correlate": (
         _run("rank_correlate"),
         "Kendall's tau and RBO between our model ranking and an external leaderboard",

@@ -123,25 +123,34 @@ def _imputed(rows: list[dict[str, Any]], keys: tuple[str, ...], rng: random.Rand
     return out
 
 
+def published_id(game: str, row: dict[str, Any]) -> str:
+    return str(row["label"] if game == "askguess" else row["id"])
+
+
 def fresh_rows(game: str, seed: int) -> list[dict[str, Any]]:
-    """The fresh case set of `game` for `seed`: as many cases as the published list, each the
-    twin of one published case by the game's measures."""
+    """The fresh case set of `game` for `seed`: one case per published case that has a twin by the
+    game's measures (match.MAX_DISTANCE), in the published list's order; `twin_of` names it."""
+    shipped = published_rows(game)
+    return [{**row, "twin_of": published_id(game, shipped[i])} for i, row in _twins(game, seed, shipped)]
+
+
+def _twins(game: str, seed: int, shipped: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     if game not in MEASURES:
         raise GameEvalError(f"{game}: no fresh cases (docs/fresh-cases.md says which games have them, and why)")
     rng = random.Random(f"gameeval-fresh:{game}:{seed}")
     keys = MEASURES[game]
-    published = _imputed([{**measure(game, r), "domain": r.get("domain")} for r in published_rows(game)], keys, rng)
+    published = _imputed([measure(game, r) for r in shipped], keys, rng)
     if game in ("askguess", "taboo"):
         # Taboo's published words include jobs and people: its fresh ones may be people too
         pool = fresh_entries(THINGS) if game == "askguess" else [
             e for e in fresh_entries(PAIRED) if len(e.related) >= 2]
         make = _askguess if game == "askguess" else _taboo
         chosen = twins(published, [(_target_measures(e), e) for e in pool], keys, rng, lambda e: {e.word})
-        return [make(e) for e in chosen]
+        return [(i, make(e)) for i, e in chosen]
     if game == "spygpt":
         cands = _spygpt_candidates(fresh_entries(THINGS), rng)
         chosen = twins(published, cands, keys, rng, lambda c: {c[0].word, *(e.word for e in c[1])})
-        return [{"id": t.word, "target": t.word, "distractors": [e.word for e in d], "domain": t.domain}
-                for t, d in chosen]
+        return [(i, {"id": t.word, "target": t.word, "distractors": [e.word for e in d], "domain": t.domain})
+                for i, (t, d) in chosen]
     chosen = twins(published, _pairs(fresh_entries(PAIRED), rng), keys, rng, lambda ab: {ab[0].word, ab[1].word})
-    return [_pair_row(game, *(ab if rng.random() < 0.5 else ab[::-1])) for ab in chosen]
+    return [(i, _pair_row(game, *(ab if rng.random() < 0.5 else ab[::-1]))) for i, ab in chosen]

@@ -11,6 +11,10 @@ from typing import Any
 
 Measures = dict[str, Any]
 NEAREST = 5  # a twin is drawn among this many nearest candidates: different seeds, different cases
+# the farthest a twin may lie from its published case (scaled measures: about 0.3 Zipf, or 0.1 in
+# relatedness, or one step of crowd): a published case with none so near has no twin (the
+# commonest nouns are mostly published already; docs/fresh-cases.md counts them per game)
+MAX_DISTANCE = 0.12
 
 
 def _spread(values: list[float]) -> float:
@@ -23,15 +27,16 @@ def _scales(rows: Sequence[Measures], keys: Sequence[str]) -> dict[str, float]:
 
 
 def _distance(a: Measures, b: Measures, keys: Sequence[str], scales: dict[str, float]) -> float:
-    """Scaled distance over the measures both have; another domain counts as a step of 0.5."""
-    d = sum(abs(a[k] - b[k]) / scales[k] for k in keys if a.get(k) is not None and b.get(k) is not None)
-    return d + (0.5 if a.get("domain") and b.get("domain") and a["domain"] != b["domain"] else 0.0)
+    """Scaled distance over the measures both have (the published lists' domains are their own
+    words, not WordNet's, so they are not compared)."""
+    return sum(abs(a[k] - b[k]) / scales[k] for k in keys if a.get(k) is not None and b.get(k) is not None)
 
 
 def twins(published: list[Measures], candidates: list[tuple[Measures, Any]], keys: Sequence[str],
-          rng: random.Random, words_of: Callable[[Any], set[str]]) -> list[Any]:
-    """One candidate per published case, nearest by `keys`, chosen at random among the NEAREST
-    nearest; no word is used twice across the set. Cases in the sparsest neighbourhoods choose
+          rng: random.Random, words_of: Callable[[Any], set[str]]) -> list[tuple[int, Any]]:
+    """(index of the published case, its twin) for each published case that has one: a candidate
+    within MAX_DISTANCE by `keys`, chosen at random among the NEAREST nearest; no word is used twice
+    across the set; in the published list's order. Cases in the sparsest neighbourhoods choose
     first (the commonest words are mostly published already: the few fresh ones left go to the
     published cases that need them), ties in a seeded order."""
     scales = _scales([m for m, _ in candidates], keys)
@@ -49,8 +54,11 @@ def twins(published: list[Measures], candidates: list[tuple[Measures, Any]], key
         free = [(m, c) for m, c in candidates if not words_of(c) & used]
         if not free:
             break
-        nearest = heapq.nsmallest(NEAREST, free, key=lambda mc: _distance(published[i], mc[0], keys, scales))
+        nearest = [mc for mc in heapq.nsmallest(NEAREST, free, key=lambda mc: _distance(published[i], mc[0], keys, scales))
+                   if _distance(published[i], mc[0], keys, scales) <= MAX_DISTANCE]
+        if not nearest:
+            continue
         _, chosen = rng.choice(nearest)
         used |= words_of(chosen)
         out.append((i, chosen))
-    return [c for _, c in sorted(out, key=lambda ic: ic[0])]
+    return sorted(out, key=lambda ic: ic[0])

@@ -56,8 +56,23 @@ def fresh_file(game: str, seed: int) -> Path:
     """The fresh case set's file, (re)written when missing or not what (game, seed, lexicon) give."""
     from pytest_gameeval.fresh.cases import fresh_rows  # the draw: only when a fresh set is asked for
 
-    path = cache_root() / lexicon_digest()[:16] / game / f"fresh-{seed}.jsonl"
-    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in fresh_rows(game, seed))
+    return _write(cache_root() / lexicon_digest()[:16] / game / f"fresh-{seed}.jsonl", fresh_rows(game, seed))
+
+
+@lru_cache(maxsize=None)
+def published_twins_file(game: str, seed: int) -> Path:
+    """The published cases that have a twin in fresh set `seed`, in its order, as a data file: the
+    contamination probe's published side, matched case for case to the fresh one."""
+    from pytest_gameeval.fresh.cases import fresh_rows, published_id, published_rows
+
+    fresh_seed(game, f"fresh:{seed}")
+    by_id = {published_id(game, r): r for r in published_rows(game)}
+    rows = [by_id[r["twin_of"]] for r in fresh_rows(game, seed)]
+    return _write(cache_root() / lexicon_digest()[:16] / game / f"published-twins-{seed}.jsonl", rows)
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
     try:
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))

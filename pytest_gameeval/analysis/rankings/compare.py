@@ -27,10 +27,11 @@ RECORD_KEY = "gameeval_record"  # as inspect_ext/solver.py writes it
 
 def build_tasks(
     games: Sequence[str], models: dict[str, str], task_args: dict[str, Any], roles: dict[str, str],
-    solver_of: Callable[[Any, str, str], Any] | None = None,
+    solver_of: Callable[[Any, str, str], Any] | None = None, side_args: dict[str, dict[str, Any]] | None = None,
 ) -> list[Any]:
     """Each game's task for each side; `solver_of(task, game, side)`, when given, is the solver to
-    play it with (the budget's, cli/compare_budget.py)."""
+    play it with (the budget's, cli/compare_budget.py); `side_args[side]`, task arguments of one
+    side only (the contamination probe's fresh side: analysis/rankings/contamination.py)."""
     from inspect_ai import task_with
 
     import gameeval.tasks as registered
@@ -41,7 +42,8 @@ def build_tasks(
     tasks = []
     for game in games:
         spec = get_spec(game)
-        spec.select_rows(spec.parse_options(task_args))  # bad task arguments: one clear error before anything runs
+        for side in SIDES:  # bad task arguments: one clear error before anything runs
+            spec.select_rows(spec.parse_options({**task_args, **(side_args or {}).get(side, {})}))
         unknown = sorted(set(roles) - spec.bindable_roles())
         if unknown and len(games) == 1:
             raise GameEvalError(
@@ -51,7 +53,7 @@ def build_tasks(
         game_roles = {r: m for r, m in roles.items() if r in spec.bindable_roles()}
         for side in SIDES:
             check_scripted_model(models[side], spec)
-            task = getattr(registered, game)(**task_args)
+            task = getattr(registered, game)(**task_args, **(side_args or {}).get(side, {}))
             metadata = {**(task.metadata or {}), META: side}
             tasks.append(
                 task_with(

@@ -130,6 +130,8 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
     changed = gate.get("version_changes") or []
     versions = (f" [game versions differ, compared anyway (--gameeval-allow-version-change): {', '.join(changed)}: "
                 "a difference may be the game's, not the model's]") if changed else ""
+    if gate.get("fresh"):
+        versions += f" [{'; '.join(gate['fresh'])}]"
     if gate.get("rejudged"):
         versions += f" [baseline re-judged by the installed rules, a fair stand-in: {', '.join(gate['rejudged'])}]"
     if failing:
