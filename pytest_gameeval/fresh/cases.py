@@ -22,6 +22,7 @@ PAIRED = (*THINGS, "person")  # pair games also pair people (teacher-student)
 PUBLISHED = {"askguess": "cifar100.jsonl", "spyfall": "pairs.jsonl", "spygame": "pairs.jsonl",
              "spygpt": "targets.jsonl", "taboo": "words.jsonl", "age": "list_a.jsonl"}
 SpyGPTCandidate = tuple[dict[str, Any], tuple[Entry, list[Entry]]]  # (measures, (target, distractors))
+TABOO_FORBIDDEN = 4  # forbidden words per Taboo card: the published cards have 4 (two have 5)
 GROUP_CAP = 30  # the commonest words of a category family that pair with each other
 
 
@@ -38,7 +39,7 @@ def _askguess(e: Entry) -> dict[str, Any]:
 
 
 def _taboo(e: Entry) -> dict[str, Any]:
-    return {"id": e.word, "word": e.word, "category": e.domain, "related": list(e.related[:5])}
+    return {"id": e.word, "word": e.word, "category": e.domain, "related": list(e.related[:TABOO_FORBIDDEN])}
 
 
 def _families(entries: list[Entry]) -> dict[int, list[Entry]]:
@@ -143,7 +144,7 @@ def _twins(game: str, seed: int, shipped: list[dict[str, Any]]) -> list[tuple[in
     if game in ("askguess", "taboo"):
         # Taboo's published words include jobs and people: its fresh ones may be people too
         pool = fresh_entries(THINGS) if game == "askguess" else [
-            e for e in fresh_entries(PAIRED) if len(e.related) >= 2]
+            e for e in fresh_entries(PAIRED) if len(e.related) >= TABOO_FORBIDDEN]
         make = _askguess if game == "askguess" else _taboo
         chosen = twins(published, [(_target_measures(e), e) for e in pool], keys, rng, lambda e: {e.word})
         return [(i, make(e)) for i, e in chosen]

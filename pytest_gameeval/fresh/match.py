@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 Measures = dict[str, Any]
-NEAREST = 5  # a twin is drawn among this many nearest candidates: different seeds, different cases
+NEAREST = 40  # a twin is drawn among this many nearest candidates (within MAX_DISTANCE): seeds differ widely
 # the farthest a twin may lie from its published case (scaled measures: about 0.3 Zipf, or 0.1 in
 # relatedness, or one step of crowd): a published case with none so near has no twin (the
 # commonest nouns are mostly published already; docs/fresh-cases.md counts them per game)
@@ -30,6 +30,17 @@ def _distance(a: Measures, b: Measures, keys: Sequence[str], scales: dict[str, f
     """Scaled distance over the measures both have (the published lists' domains are their own
     words, not WordNet's, so they are not compared)."""
     return sum(abs(a[k] - b[k]) / scales[k] for k in keys if a.get(k) is not None and b.get(k) is not None)
+
+
+def _balanced(case: Measures, near: list[tuple[Measures, Any]], key: str, rng: random.Random) -> list:
+    """The near candidates on one side of the case's first measure, the side drawn by a coin: rarer
+    candidates outnumber commoner ones near any case, and a uniform draw among them would make the
+    fresh set rarer than the published one on the whole."""
+    if case.get(key) is None:
+        return near
+    sides = ([mc for mc in near if mc[0][key] <= case[key]], [mc for mc in near if mc[0][key] > case[key]])
+    first = sides[rng.random() < 0.5]
+    return first or sides[0] or sides[1]
 
 
 def twins(published: list[Measures], candidates: list[tuple[Measures, Any]], keys: Sequence[str],
@@ -58,7 +69,7 @@ def twins(published: list[Measures], candidates: list[tuple[Measures, Any]], key
                    if _distance(published[i], mc[0], keys, scales) <= MAX_DISTANCE]
         if not nearest:
             continue
-        _, chosen = rng.choice(nearest)
+        _, chosen = rng.choice(_balanced(published[i], nearest, keys[0], rng))
         used |= words_of(chosen)
         out.append((i, chosen))
     return sorted(out, key=lambda ic: ic[0])
