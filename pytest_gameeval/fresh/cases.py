@@ -4,8 +4,10 @@ any machine: every choice comes from one `random.Random` seeded by a string, ove
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -131,8 +133,15 @@ def published_id(game: str, row: dict[str, Any]) -> str:
 def fresh_rows(game: str, seed: int) -> list[dict[str, Any]]:
     """The fresh case set of `game` for `seed`: one case per published case that has a twin by the
     game's measures (match.MAX_DISTANCE), in the published list's order; `twin_of` names it."""
+    return [json.loads(r) for r in _fresh_lines(game, seed)]
+
+
+@lru_cache(maxsize=64)
+def _fresh_lines(game: str, seed: int) -> tuple[str, ...]:
+    """The drawn set, once per process (a draw takes a second or two), as text nobody can mutate."""
     shipped = published_rows(game)
-    return [{**row, "twin_of": published_id(game, shipped[i])} for i, row in _twins(game, seed, shipped)]
+    return tuple(json.dumps({**row, "twin_of": published_id(game, shipped[i])}, sort_keys=True)
+                 for i, row in _twins(game, seed, shipped))
 
 
 def _twins(game: str, seed: int, shipped: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:

@@ -1,13 +1,15 @@
-"""A fresh case set matched to a published list: one fresh twin per published case, the
-candidate nearest to it by the game's difficulty measures, so the two sets' distributions agree
+"""A fresh case set matched to a published list: one fresh twin per published case, a candidate
+near it by the game's difficulty measures, so the two sets' distributions agree
 (docs/fresh-cases.md shows them side by side)."""
 
 from __future__ import annotations
 
-import heapq
 import random
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 Measures = dict[str, Any]
 NEAREST = 40  # a twin is drawn among this many nearest candidates (within MAX_DISTANCE): seeds differ widely
@@ -17,59 +19,60 @@ NEAREST = 40  # a twin is drawn among this many nearest candidates (within MAX_D
 MAX_DISTANCE = 0.12
 
 
-def _spread(values: list[float]) -> float:
-    lo, hi = min(values), max(values)
-    return (hi - lo) or 1.0
+def _matrix(rows: Sequence[Measures], keys: Sequence[str]) -> np.ndarray:
+    """rows x keys, NaN where a measure is unknown."""
+    return np.array([[np.nan if r.get(k) is None else float(r[k]) for k in keys] for r in rows], dtype=float)
 
 
-def _scales(rows: Sequence[Measures], keys: Sequence[str]) -> dict[str, float]:
-    return {k: _spread([r[k] for r in rows if r.get(k) is not None] or [0.0, 1.0]) for k in keys}
+def _distances(case: np.ndarray, cands: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """Scaled L1 distance of every candidate to the case, over the measures the case has (the
+    published lists' domains are their own words, not WordNet's, so they are not compared)."""
+    known = ~np.isnan(case)
+    return (np.abs(cands[:, known] - case[known]) / scales[known]).sum(axis=1)
 
 
-def _distance(a: Measures, b: Measures, keys: Sequence[str], scales: dict[str, float]) -> float:
-    """Scaled distance over the measures both have (the published lists' domains are their own
-    words, not WordNet's, so they are not compared)."""
-    return sum(abs(a[k] - b[k]) / scales[k] for k in keys if a.get(k) is not None and b.get(k) is not None)
-
-
-def _balanced(case: Measures, near: list[tuple[Measures, Any]], key: str, rng: random.Random) -> list:
+def _balanced(case: np.ndarray, cands: np.ndarray, near: np.ndarray, rng: random.Random) -> np.ndarray:
     """The near candidates on one side of the case's first measure, the side drawn by a coin: rarer
     candidates outnumber commoner ones near any case, and a uniform draw among them would make the
     fresh set rarer than the published one on the whole."""
-    if case.get(key) is None:
+    if np.isnan(case[0]):
         return near
-    sides = ([mc for mc in near if mc[0][key] <= case[key]], [mc for mc in near if mc[0][key] > case[key]])
-    first = sides[rng.random() < 0.5]
-    return first or sides[0] or sides[1]
+    below, above = near[cands[near, 0] <= case[0]], near[cands[near, 0] > case[0]]
+    first = (below, above)[rng.random() < 0.5]
+    return first if len(first) else (below if len(below) else above)
 
 
 def twins(published: list[Measures], candidates: list[tuple[Measures, Any]], keys: Sequence[str],
           rng: random.Random, words_of: Callable[[Any], set[str]]) -> list[tuple[int, Any]]:
     """(index of the published case, its twin) for each published case that has one: a candidate
-    within MAX_DISTANCE by `keys`, chosen at random among the NEAREST nearest; no word is used twice
-    across the set; in the published list's order. Cases in the sparsest neighbourhoods choose
-    first (the commonest words are mostly published already: the few fresh ones left go to the
-    published cases that need them), ties in a seeded order."""
-    scales = _scales([m for m, _ in candidates], keys)
-    used: set[str] = set()
-    out: list[tuple[int, Any]] = []
+    within MAX_DISTANCE by `keys`, drawn among the NEAREST nearest; no word is used twice across
+    the set; in the published list's order. Cases in the sparsest neighbourhoods choose first (the
+    few fresh words near the commonest published ones go to the cases that need them), ties in a
+    seeded order."""
+    if not candidates:
+        return []
+    cands = _matrix([m for m, _ in candidates], keys)
+    spread = np.nanmax(cands, axis=0) - np.nanmin(cands, axis=0)
+    scales = np.where(spread > 0, spread, 1.0)
+    cases = _matrix(published, keys)
+    holders: dict[str, list[int]] = defaultdict(list)  # word -> the candidates that use it
+    for j, (_, c) in enumerate(candidates):
+        for w in words_of(c):
+            holders[w].append(j)
+    free = np.ones(len(candidates), dtype=bool)
     ties = list(range(len(published)))
     rng.shuffle(ties)
-
-    def sparsity(i: int) -> float:
-        near = heapq.nsmallest(NEAREST, (_distance(published[i], m, keys, scales) for m, _ in candidates))
-        return -near[-1] if near else 0.0
-
-    order = sorted(ties, key=sparsity)
-    for i in order:
-        free = [(m, c) for m, c in candidates if not words_of(c) & used]
-        if not free:
-            break
-        nearest = [mc for mc in heapq.nsmallest(NEAREST, free, key=lambda mc: _distance(published[i], mc[0], keys, scales))
-                   if _distance(published[i], mc[0], keys, scales) <= MAX_DISTANCE]
-        if not nearest:
+    k = min(NEAREST, len(candidates)) - 1
+    sparsity = {i: float(np.partition(_distances(cases[i], cands, scales), k)[k]) for i in ties}
+    out: list[tuple[int, Any]] = []
+    for i in sorted(ties, key=lambda i: -sparsity[i]):
+        d = np.where(free, _distances(cases[i], cands, scales), np.inf)
+        near = np.argsort(d, kind="stable")[:NEAREST]
+        near = near[d[near] <= MAX_DISTANCE]
+        if not len(near):
             continue
-        _, chosen = rng.choice(_balanced(published[i], nearest, keys[0], rng))
-        used |= words_of(chosen)
-        out.append((i, chosen))
+        j = int(rng.choice(list(_balanced(cases[i], cands, near, rng))))
+        for w in words_of(candidates[j][1]):
+            free[holders[w]] = False
+        out.append((i, candidates[j][1]))
     return sorted(out, key=lambda ic: ic[0])
