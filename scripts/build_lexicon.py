@@ -114,7 +114,8 @@ def offensive(senses) -> bool:
     """Whether the word is on our short list of slurs, sex and hard drugs, or any noun sense is
     marked vulgar, obscene, slang or disparaging in WordNet."""
     names = {lm.name().lower() for s in senses for lm in s.lemmas()}
-    return bool(names & SLURS) or any(lm.name().split(".")[0] in OFFENSIVE for s in senses for d in s.usage_domains() for lm in d.lemmas())
+    domains = {lm.name().split(".")[0] for s in senses for d in s.usage_domains() for lm in d.lemmas()}
+    return bool(names & SLURS) or bool(domains & OFFENSIVE)
 
 
 def homograph(wn: WordNetCorpusReader, word: str, lexname: str) -> bool:
@@ -176,7 +177,7 @@ def row(wn: WordNetCorpusReader, word: str, any_domain: bool = False):
     return {
         "word": word,
         "aliases": sorted({a for lm in synset.lemmas() if len((a := name(lm.name())).split()) <= 2} - {word})[:3],
-        "category": name(synset.hypernyms()[0].lemmas()[0].name()),
+        "category": name(one_path(synset)[-2].lemmas()[0].name()),  # the parent on its path: one, on every run
         "domain": synset.lexname().removeprefix("noun."),
         "zipf": zipf(word),
         "homograph": homograph(wn, word, synset.lexname()),

@@ -66,14 +66,15 @@ ALLOWED = {
     "analysis.cost": {"engine", "players", "games", "inspect_ext", "analysis.verdicts"},
     "analysis.report": {"engine", "metrics", "players", "games", "fresh", "analysis.verdicts", "analysis.cost"},
     "analysis.rejudge": {"engine", "players", "games", "published", "analysis.report"},
-    "analysis.rankings": {"engine", "metrics", "players", "games", "inspect_ext", "backends", "analysis.verdicts",
-                          "analysis.cost", "analysis.report"},
+    "analysis.rankings": {"engine", "metrics", "players", "games", "fresh", "inspect_ext", "backends",
+                          "analysis.verdicts", "analysis.cost", "analysis.report"},
     # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
     "pytest_plugin": {"engine", "transport", "metrics", "games", "fresh", "inspect_ext", "backends",
                       "analysis.verdicts", "analysis.cost", "analysis.report"},
     "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis.cost", "analysis.report"},
-    "cli": {"engine", "transport", "metrics", "games", "published", "inspect_ext", "backends", "analysis.verdicts",
-            "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings", "pytest_plugin", "arena"},
+    "cli": {"engine", "transport", "metrics", "games", "published", "fresh", "inspect_ext", "backends",
+            "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings",
+            "pytest_plugin", "arena"},
 }
 # (importer, imported) -> (the modules it may import, why): the arrows that do not point down.
 # A row is a top-level package, or a room of a package split into rooms (ROOMS): `analysis.cost`.

@@ -16,7 +16,8 @@ from pytest_gameeval.fresh.resolve import fresh_file, fresh_seed
 def _parser() -> argparse.ArgumentParser:
     parser = CommandParser(prog="gameeval fresh", description="Fresh cases drawn from the lexicon in the wheel, "
                            "in no list we ship: show a set, or its difficulty beside the published list's.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="ACTION",
+                                help="show: a fresh case set; difficulty: its measures beside the published list's")
     show = sub.add_parser("show", help="print a game's fresh cases (JSON lines, the game's data format)")
     show.add_argument("game", help=f"one of {', '.join(MEASURES)}")
     show.add_argument("--seed", type=int, default=0, help="the set's seed (default 0)")

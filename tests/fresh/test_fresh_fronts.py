@@ -37,7 +37,8 @@ def test_the_option_form_draws_the_same_set(pytester):
     result = play(pytester, RANDOM, "--gameeval-option", "askguess.data=fresh:7", "--gameeval-report", "o.json")
     assert result.ret == 0, result.stdout.str()
     play(pytester, RANDOM, "--gameeval-data", "askguess=fresh:7", "--gameeval-report", "d.json")
-    datasets = [json.loads((pytester.path / f).read_text())["games"]["askguess"]["dataset"] for f in ("o.json", "d.json")]
+    datasets = [json.loads((pytester.path / f).read_text())["games"]["askguess"]["dataset"]
+                for f in ("o.json", "d.json")]
     assert datasets[0] == datasets[1]
 
 

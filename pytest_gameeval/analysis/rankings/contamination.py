@@ -17,11 +17,11 @@ from pytest_gameeval.fresh.resolve import published_twins_file, resolve_data
 from pytest_gameeval.games.registry import get_spec
 
 FRESH, PUBLISHED = "A", "B"  # compare's sides: A the reference (fresh), B the one tested (published)
-SIGNAL = "memorisation signal"
+SIGNAL, NO_SIGNAL = "memorisation signal", "no signal"
 VERDICTS = {
     BETTER: (SIGNAL, "the published cases were easier than their fresh twins beyond the tolerance"),
-    WORSE: ("no signal", "the fresh cases were the easier ones"),
-    SAME: ("no signal", "published and fresh scored the same within the tolerance"),
+    WORSE: (NO_SIGNAL, "the fresh cases were the easier ones"),
+    SAME: (NO_SIGNAL, "published and fresh scored the same within the tolerance"),
     UNDECIDED: ("undecided", "neither a gap nor its absence is shown at these error rates: play more cases"),
     TOO_FEW: ("undecided", "too few games played on a side"),
     MISSING: ("undecided", "a side has no played game"),
