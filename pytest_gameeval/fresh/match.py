@@ -13,10 +13,10 @@ import numpy as np
 
 Measures = dict[str, Any]
 NEAREST = 40  # a twin is drawn among this many nearest candidates (within MAX_DISTANCE): seeds differ widely
-# the farthest a twin may lie from its published case (scaled measures: about 0.3 Zipf, or 0.1 in
-# relatedness, or one step of crowd): a published case with none so near has no twin (the
+# the farthest a twin may lie from its published case (each measure scaled by its range: about 0.2 Zipf,
+# 0.07 relatedness or half a step of crowd): a published case with none so near has no twin (the
 # commonest nouns are mostly published already; docs/fresh-cases.md counts them per game)
-MAX_DISTANCE = 0.12
+MAX_DISTANCE = 0.08
 
 
 def _matrix(rows: Sequence[Measures], keys: Sequence[str]) -> np.ndarray:
