@@ -47,6 +47,7 @@ LAYERS = (
     ("analysis.verdicts", "analysis.cost"),  # each metric's test, a game's verdict, the gate; prices, spend, estimates
     ("analysis.report",),  # the report file: written, validated, read, merged, diffed
     ("analysis.rejudge", "analysis.rankings"),  # records judged again; compare, tournaments, leaderboard, validity
+    ("analysis.history",),  # the store of runs, the baseline chosen from it, runs read as a trend (issue 58)
     ("pytest_plugin", "arena"),  # the front ends that play games for a user and write reports
     ("cli",),  # every command's entry
 )
@@ -68,12 +69,14 @@ ALLOWED = {
     "analysis.rejudge": {"engine", "players", "games", "published", "analysis.report"},
     "analysis.rankings": {"engine", "metrics", "players", "games", "fresh", "inspect_ext", "backends",
                           "analysis.verdicts", "analysis.cost", "analysis.report"},
+    "analysis.history": {"engine", "games", "analysis.verdicts", "analysis.report", "analysis.rejudge"},
     # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
     "pytest_plugin": {"engine", "transport", "metrics", "games", "fresh", "inspect_ext", "backends",
-                      "analysis.verdicts", "analysis.cost", "analysis.report"},
+                      "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.history"},
     "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis.cost", "analysis.report"},
     "cli": {"engine", "transport", "metrics", "games", "published", "fresh", "inspect_ext", "backends",
             "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings",
+            "analysis.history",
             "pytest_plugin", "arena"},
 }
 # (importer, imported) -> (the modules it may import, why): the arrows that do not point down.

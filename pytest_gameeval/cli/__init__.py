@@ -82,6 +82,11 @@ COMMANDS = {
         _run("versions"),
         "each game's version and fingerprint; --check for CI; --bump GAME --note TEXT after changing a game",
     ),
+    "history": (
+        _run("history"),
+        "history list|show|compare|add: the runs stored by --gameeval-save/--gameeval-autosave; per game a trend "
+        "with intervals and a verdict between consecutive runs (markdown, JSON, CSV, PNG)",
+    ),
     "bias-report": (
         _run("bias_report"),
         "SpyGame vote bias by name, speaking and option position, chi-square tests (JSON, --plot PNG)",

@@ -28,4 +28,5 @@ pytest_plugins = [
     "pytest_gameeval.pytest_plugin.report_writer",  # merge, report, gate, terminal summary
     "pytest_gameeval.pytest_plugin.timeouts",  # pytest-timeout's --timeout on game items: stop, keep the journal
     "pytest_gameeval.pytest_plugin.spend",  # prices, the estimate, the run's budget, the cost in the summary
+    "pytest_gameeval.pytest_plugin.history",  # the store of runs: --gameeval-save/-autosave/-compare/-storage
 ]  # xdist_hooks: registered by session.pytest_configure when pytest-xdist is installed

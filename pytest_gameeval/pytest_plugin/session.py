@@ -101,7 +101,9 @@ def _prepare(state: GameEvalState) -> None:
     # gate metrics must name real scores, baseline or not: checked here, kept for the gates
     state.gate_metrics = {name: gate_metrics(plan.spec, score_keys(plan.spec), settings)
                           for name, plan in state.plans.items()}
-    baseline = option_value(state.config, "gameeval_baseline")
+    from pytest_gameeval.pytest_plugin.history import stored_baseline  # --gameeval-compare: from the store
+
+    baseline = option_value(state.config, "gameeval_baseline") or stored_baseline(state)
     if baseline and settings.slice is not None:
         raise GameEvalError(
             "--gameeval-shard plays one slice of the cases; gate the merged report instead: "

@@ -7,10 +7,11 @@ nothing heavy (no inspect, no scipy); playing lives in runner.py, loaded only wi
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
+from pytest_gameeval.analysis.verdicts.gate_config import GateConfig, Relative
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.fresh.resolve import is_fresh, resolve_data
@@ -106,10 +107,13 @@ def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | No
                 f"--gameeval-gate-metric {name}={value}: expected GAME.METRIC=higher|lower[:TOLERANCE] or "
                 "GAME.METRIC=ignore"
             )
-        try:
-            tolerance = float(tol) if tol else None
+        try:  # TOL% is relative to the baseline's value (gate_config.Relative)
+            tolerance = (Relative(float(tol[:-1]) / 100) if tol.endswith("%") else float(tol)) if tol else None
         except ValueError:
-            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} is not a number") from None
+            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} is not a number "
+                                "(absolute, or a percent of the baseline's value: 5%)") from None
+        if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
+            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} must not be negative")
         out.setdefault(game, {})[metric] = (None if direction == "ignore" else direction == "higher", tolerance)
     return out
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from pytest_gameeval.analysis.verdicts.game import decide, no_played_game
+from pytest_gameeval.analysis.verdicts.gate_config import absolute_tolerance
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, check_scripted_model, get_spec
@@ -176,7 +177,9 @@ def analyze(
         for metric in tested:
             if metric not in known:
                 raise GameEvalError(f"metric {game}.{metric}: not a score of {game}")
-        specs = [(m, h, tolerance if t is None else t) for m, (h, t) in tested.items() if h is not None]
+        # a relative tolerance (higher:5%) is a share of A's value (A is the baseline side)
+        specs = [(m, h, absolute_tolerance(tolerance if t is None else t, m, a)) for m, (h, t) in tested.items()
+                 if h is not None]
         result = judge(game, a, b, specs, alpha / 2, alpha / 2).as_dict()
         result["seats"] = {
             side: sorted({f"{seat}={model}" for c in cs for seat, model in (c.get("seats") or {}).items()})

@@ -492,6 +492,14 @@ def tested_metrics(
     return out
 
 
+def fixed_tolerances(tested: list[tuple[str, bool, float]], old_cases: list[dict[str, Any]]) -> list[tuple[str, bool,
+                                                                                                             float]]:
+    """A relative tolerance (`higher:5%`) in the metric's units, from the old (baseline) report alone."""
+    from pytest_gameeval.analysis.verdicts.gate_config import absolute_tolerance
+
+    return [(metric, higher, absolute_tolerance(tol, metric, old_cases)) for metric, higher, tol in tested]
+
+
 def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, tolerance: float = 0.1, *,
                  metrics: dict[str, dict[str, tuple[bool | None, float | None]]] | None = None,
                  allow_structured_mismatch: bool = False, allow_version_change: bool = False) -> dict[str, Any]:
@@ -507,7 +515,8 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
         if name in missing:
             games[name] = decide(name, missing=missing[name]).as_dict()
             continue
-        tested = tested_metrics(name, old["games"][name], new["games"][name], tolerance, metrics)
+        tested = fixed_tolerances(tested_metrics(name, old["games"][name], new["games"][name], tolerance, metrics),
+                                  cases_of(old, name))
         games[name] = judge(name, cases_of(old, name), cases_of(new, name), tested, alpha / 2, alpha / 2).as_dict()
     # missing games are listed apart ("missing")
     failing = [f"{n}: {g['reason'] or g['result']}" for n, g in games.items()

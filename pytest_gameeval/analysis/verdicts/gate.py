@@ -37,12 +37,12 @@ baseline's cases of it, the number of cases planned), fed the new run's cases lo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from pytest_gameeval.analysis.verdicts.game import GameVerdict, decide
-from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
+from pytest_gameeval.analysis.verdicts.gate_config import GateConfig, absolute_tolerance
 from pytest_gameeval.analysis.verdicts.judge import (
     BETTER,
     MEAN,
@@ -122,7 +122,9 @@ class GameGate:
                 n_cases: int) -> GameGate:
         """The gate of `game`: its gated metrics, the baseline's cases of it (report form) and the
         number of cases the new run plans to play."""
-        return cls(game, tuple(metrics), config, n_cases, sum(c.get("status") == "played" for c in baseline))
+        # a relative tolerance (GAME.METRIC=higher:5%) becomes an absolute one here, from the baseline alone
+        fixed = tuple(replace(m, tolerance=absolute_tolerance(m.tolerance, m.name, baseline)) for m in metrics)
+        return cls(game, fixed, config, n_cases, sum(c.get("status") == "played" for c in baseline))
 
     @property
     def ends(self) -> list[int]:

@@ -96,6 +96,12 @@ def _caveats(gate: dict[str, Any]) -> str:
     return out
 
 
+def _own_tolerance(v: dict[str, Any], gate: dict[str, Any]) -> str:
+    """A metric's tolerance when it is its own (GAME.METRIC=higher:TOL; a relative one as fixed from the baseline)."""
+    tol = v.get("tolerance")
+    return f" (tolerance ±{tol:.3g})" if tol is not None and tol != gate["tolerance"] else ""
+
+
 def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str, bool]]]:
     """The gate's terminal block: (text, markup) per line; markup as pytest's TerminalWriter takes it."""
     old_model = model_of({"models": gate.get("baseline_models") or {}})
@@ -111,6 +117,7 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
             text = (f"  {name + '.' + metric:<26} {v['direction']:<7} {_num(v['old']):>9} {_num(v['new']):>9} "
                     f"{_num(v['change'], True):>8}  {interval(v['ci']):<19} {v.get('games', g['games_used']):>5}  "
                     f"{design:<11} {v['verdict']}")
+            text += _own_tolerance(v, gate)
             out.append((text, {"red": v["verdict"] == WORSE, "bold": v["verdict"] == WORSE}))
         if g.get("outcomes"):
             out.append((f"  {name} outcomes (evidence, never decides): {outcomes_text(g['outcomes'])}", {}))
