@@ -88,6 +88,12 @@ def resolve_data(game: str, value: Any) -> Any:
     return str(fresh_file(game, fresh_seed(game, value))) if is_fresh(value) else value
 
 
+def with_fresh_data(game: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Task arguments with `data=fresh:SEED` as its file, for a check of the rows before play (the
+    task itself resolves it as inspect_ext/task.py does)."""
+    return {**args, "data": resolve_data(game, args["data"])} if is_fresh(args.get("data")) else args
+
+
 def fresh_origin(path: Any) -> dict[str, Any] | None:
     """{"seed", "lexicon"} when `path` is a fresh set's file (what a report records), else None."""
     if not path:

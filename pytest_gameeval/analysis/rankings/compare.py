@@ -19,6 +19,7 @@ from pytest_gameeval.analysis.verdicts.game import decide, no_played_game
 from pytest_gameeval.analysis.verdicts.gate_config import absolute_tolerance
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.fresh.resolve import with_fresh_data
 from pytest_gameeval.games.registry import GAMES, check_scripted_model, get_spec
 
 SIDES = ("A", "B")
@@ -44,7 +45,8 @@ def build_tasks(
     for game in games:
         spec = get_spec(game)
         for side in SIDES:  # bad task arguments: one clear error before anything runs
-            spec.select_rows(spec.parse_options({**task_args, **(side_args or {}).get(side, {})}))
+            args = with_fresh_data(game, {**task_args, **(side_args or {}).get(side, {})})
+            spec.select_rows(spec.parse_options(args))
         unknown = sorted(set(roles) - spec.bindable_roles())
         if unknown and len(games) == 1:
             raise GameEvalError(
