@@ -107,6 +107,10 @@ class TranscriptObserver:
         if self.progress:
             self.progress.round_played()
 
+    async def close(self) -> None:
+        """The open round's span, if the game stopped inside a round (solver.py says why)."""
+        await self.rounds.aclose()
+
     def turn(self, game: Game, turn: Turn) -> Any:
         """A span per turn, named by seat, role and what the turn asks ("Player 3 (spy): vote"):
         the sidebar then reads as the round's sequence of moves."""

@@ -26,6 +26,7 @@ from inspect_ai.solver import TaskState
 
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.spec import GameSpec
+from pytest_gameeval.inspect_ext.epochs import undefined_value  # also registers its inspect hook
 from pytest_gameeval.inspect_ext.solver import NOT_STARTED_KEY, RECORD_KEY
 
 _TO_FLOAT = value_to_float()
@@ -106,9 +107,10 @@ def _none_as_nan(value: Any) -> float:
     return float("nan") if value is None else _TO_FLOAT(value)
 
 
-def null_for_undefined(values: dict[str, Any]) -> dict[str, Any]:
-    """A score dict as a log holds it: an undefined value (NaN) is null."""
-    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in values.items()}
+def null_for_undefined(values: dict[str, Any], undefined: float | None = None) -> dict[str, Any]:
+    """A score dict as a log holds it: an undefined value (NaN) is null, or `undefined`
+    (epochs.undefined_value: NaN when the eval reduces epochs with one of inspect's reducers)."""
+    return {k: undefined if isinstance(v, float) and math.isnan(v) else v for k, v in values.items()}
 
 
 @score_reducer(name="mean_defined")
@@ -210,12 +212,14 @@ def scorer_of(game: str) -> Callable[[], Scorer]:
     @scorer(metrics=[metrics], name=f"gameeval_{spec.name}")
     def game_outcome() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
+            undefined = undefined_value()
             if RECORD_KEY not in state.metadata:  # a sample limit (--cost-limit, ...) or a budget stopped the game
-                return Score(value=null_for_undefined({**dict.fromkeys(keys, float("nan")), COST_KEY: sample_cost()}),
+                return Score(value=null_for_undefined({**dict.fromkeys(keys, float("nan")), COST_KEY: sample_cost()},
+                                                      undefined),
                              answer=NOT_FINISHED, explanation=state.metadata.get(NOT_STARTED_KEY, STOPPED))
             record = GameRecord.from_dict(state.metadata[RECORD_KEY])
             return Score(
-                value=null_for_undefined({**score_record(spec, record), COST_KEY: sample_cost()}),
+                value=null_for_undefined({**score_record(spec, record), COST_KEY: sample_cost()}, undefined),
                 answer=spec.answer(record),
                 explanation=spec.explain(record),
                 metadata={"failures": record.failures, "usage": record.usage, "seed": str(record.seed),

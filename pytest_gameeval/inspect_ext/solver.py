@@ -73,6 +73,10 @@ def play_game(game: str, options: dict[str, Any]) -> Solver:
             raise
         finally:
             progress.game_finished()
+            # a game cut short (Ctrl-C cancels it mid-round) leaves its round's span open: closed
+            # here, in the game's own task, or asyncio closes it later from another context and
+            # inspect warns "Exiting span created in another context" once per game in flight
+            await observer.close()
         seats = ", ".join(f"{s['name']} {'on' if s.get('structured') else 'off'}" for s in record.seats)
         transcript().info(f"**{record.structured}** ({seats})", source="Structured decoding")
         for note in notes:

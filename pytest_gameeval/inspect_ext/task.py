@@ -12,6 +12,7 @@ from inspect_ai.model import model_roles
 from inspect_ai.model._model import active_model
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.given_options import check_given
 from pytest_gameeval.engine.progress import progress_seconds
 from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.fresh.resolve import is_fresh, resolve_data
@@ -41,7 +42,9 @@ def game_task(game: str, **task_args: Any) -> Task:
         elif task_args.get("data"):
             task_args["data"] = _user_path(str(task_args["data"]))
         spec = get_spec(game)
-        options = spec.parse_options({k: v for k, v in task_args.items() if v is not None})
+        given = {k: v for k, v in task_args.items() if v is not None}
+        check_given(spec.options_class.declared(), given)  # -T max_rounds=1.5, limit=-1: one line, as the plugin
+        options = spec.parse_options(given)
         if task_args.get("data"):
             check_no_blank_words(task_args["data"])
         rows = spec.select_rows(options)

@@ -3,7 +3,7 @@
 worse, missing or too thin, and passes otherwise. pytest's outcome line, JUnit, `--lf`, `-x` and
 test-report dashboards then see a failed gate as they see any failed test.
 
-The item comes after its game's cases and, under xdist, travels in their shard, so it judges the
+The item comes right after its game's cases and, under xdist, travels in their shard, so it judges the
 games its own process played. Selected alone (a pasted node id, `--lf` after a failed gate) it
 plays its game's cases itself: the verdict needs them.
 """
@@ -49,24 +49,31 @@ class GameGateItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GateFailed):
             return str(excinfo.value)
+        if type(excinfo.value).__name__ == "WorkerGameTimeout":  # timeouts.py: one line, no stack
+            return f"gameeval: timed out: {excinfo.value}; its game's unfinished games were cut (not played)"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, 0, f"{self.game} regression gate"
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """After items.py's game cases (its hook is tryfirst), before -k/-m deselect (pytest's own hook
-    is registered earlier, so it runs later): each gate item after its game's cases."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> Any:
+    """After items.py's game cases (its wrapper is tryfirst), before -k/-m, --sw and every plain hook:
+    each gate item right after its game's last case, so `-x` stops at the first game that fails
+    instead of playing every other game's cases first."""
     state = config.stash.get(STATE, None)
-    if state is None or not state.settings.model:
-        return
-    parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
-    gates: list[pytest.Item] = []
-    add_gate_items(state, parent, gates)
-    if gates:
-        items.extend(gates)
-        config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, gates))
+    if state is not None and state.settings.model:
+        parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
+        gates: list[Any] = []
+        add_gate_items(state, parent, gates)
+        for gate in gates:
+            last = max((n for n, i in enumerate(items) if i.nodeid.startswith(f"gameeval::{gate.game}[")),
+                       default=len(items) - 1)
+            items.insert(last + 1, gate)
+        if gates:
+            config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, gates))
+    return (yield)
 
 
 def add_gate_items(state: GameEvalState, parent: pytest.Collector, items: list[pytest.Item]) -> None:
@@ -92,7 +99,7 @@ def game_gate_entry(state: GameEvalState, game: str, session: pytest.Session) ->
         for case in plan.cases:
             state.ran.setdefault(case.name, state.runner.results[case.name])
     if game in state.runner.gates:
-        return state.runner.gates[game].to_dict()
+        return {**state.runner.gates[game].to_dict(), "cases_deselected": state.deselected_cases(game)}
     from pytest_gameeval.analysis.verdicts.game import no_played_game
     from pytest_gameeval.analysis.verdicts.gate import missing_game  # lazy: scipy
 

@@ -50,7 +50,13 @@ class GameCaseItem(pytest.Item):
             raise GameEvalError(self.broken)
         if self.case is None:
             pytest.skip(self.placeholder or NO_MODEL_REASON)
-        result = state_result(state, self)
+        from pytest_gameeval.pytest_plugin.runner import WorkerGameTimeout  # loaded: a model is given
+
+        try:
+            result = state_result(state, self)
+        except WorkerGameTimeout:  # its shard was cut (runner.Runner.cut): this case is reported, the item fails
+            state.ran[self.case.name] = state.runner.results[self.case.name]
+            raise
         state.ran[self.case.name] = result
         self.user_properties.append(("gameeval_status", result.status))
         if result.record is not None:
@@ -75,23 +81,41 @@ class GameCaseItem(pytest.Item):
             return f"harness error while playing {self.name}:\n{excinfo.value}"
         if isinstance(excinfo.value, GameEvalError):
             return f"gameeval: {excinfo.value}"
+        if type(excinfo.value).__name__ == "WorkerGameTimeout":  # timeouts.py: one line, no stack
+            return f"gameeval: timed out: {excinfo.value}; its shard's unfinished games were cut (not played)"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, 0, self.name
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> Any:
+    """The game items join the collection before any other plugin's hook sees it (a wrapper, run
+    before every plain hook): pytest's stepwise (--sw), -k/-m and the gate items (gate_items.py)
+    see them as collected items."""
     state = config.stash.get(STATE, None)
+    if state is not None:
+        parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
+        added: list[pytest.Item] = []
+        _add_items(state, parent, added)
+        items.extend(added)
+        # tell the terminal (and xdist) about them as if a collector had found them
+        config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
+    return (yield)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the final selection holds (after -k, -m, --deselect, --lf, --sw): the gate cuts a game's
+    cases only when its gate item will run (state_result)."""
+    state = session.config.stash.get(STATE, None)
     if state is None:
         return
-    parent = GameEvalCollector.from_parent(session, name="gameeval", nodeid="gameeval")
-    added: list[pytest.Item] = []
-    _add_items(state, parent, added)
-    items.extend(added)
-    # tell the terminal (and xdist) about them as if a collector had found them
-    config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
+    from pytest_gameeval.pytest_plugin.settings import game_of_nodeid
+
+    state.selected_cases = {i.case.name for i in session.items if isinstance(i, GameCaseItem) and i.case is not None}
+    state.gates_selected = {g for i in session.items if i.nodeid.endswith("[gate]")
+                            and (g := game_of_nodeid(i.nodeid)) is not None}
 
 
 def _add_items(state: GameEvalState, parent: GameEvalCollector, items: list[pytest.Item]) -> None:
@@ -150,6 +174,8 @@ def state_result(state: GameEvalState, item: GameCaseItem) -> Any:
             )
         key = state.shards.get(item.nodeid)
         shard = [i.case for i in session_items if state.shards.get(i.nodeid) == key]
-        gated = state.gate_metrics[case.game] if case.game in state.gated_games() else []
+        # the sequential gate stops a game early only when its gate item will report the verdict:
+        # a gate item deselected (-k "not gate", --deselect) leaves every selected case played
+        gated = state.gate_metrics[case.game] if case.game in state.gated_games() & state.gates_selected else []
         state.runner.play_shard(shard, gated)  # a gated game: the runner builds its gate
     return state.runner.results[case.name]

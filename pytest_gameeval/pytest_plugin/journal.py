@@ -6,8 +6,9 @@ that change replies, the game's version and fingerprint, the data's digest). Ent
 are counted by reason and played again. Within one run, an xdist worker that replaces a crashed
 one reuses the games its predecessor journalled (same run token), with or without --gameeval-resume.
 
-One file per process (`<report>.journal-<worker>.jsonl`), so xdist workers never share one. The
-journal is deleted only once a report holding every game in it has been written.
+One file per process (`<report>.journal-<worker>.jsonl`), so xdist workers never share one. A
+game leaves the journal only once a report holding it has been written (clear_journal): never at
+start, so `--co`, `--help` or a run of other games lose nothing.
 """
 
 from __future__ import annotations
@@ -122,28 +123,35 @@ def load_journal(report_path: Path) -> dict[str, list[dict[str, Any]]]:
     return done
 
 
-def clear_journal(report_path: Path, keep: set[str] | None = None) -> list[Path]:
-    """Delete the journal files whose every game is in `keep` (case ids the report holds), or all
-    of them when `keep` is None; the files kept are returned."""
+def clear_journal(report_path: Path, reported: set[str]) -> list[Path]:
+    """Take out of the journal the cases a report now holds as played (`reported`: reused, played
+    or played again). Other cases' games (a run of other games on the same path after a run cut
+    short) stay for a resume. A file left empty is deleted; the others are rewritten whole (temp
+    file + rename). The files kept are returned."""
     kept = []
     for path in journal_files(report_path):
-        if keep is not None and not _all_in(path, keep):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
             kept.append(path)
             continue
-        path.unlink(missing_ok=True)
+        rest = [line for line in lines if not _reported(line, reported)]
+        if not rest:
+            path.unlink(missing_ok=True)
+            continue
+        kept.append(path)
+        if len(rest) < len(lines):
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text("".join(line + "\n" for line in rest), encoding="utf-8")
+            os.replace(tmp, path)
     return kept
 
 
-def _all_in(path: Path, keep: set[str]) -> bool:
+def _reported(line: str, reported: set[str]) -> bool:
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return False
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a torn line: its game was never finished
-        if isinstance(entry, dict) and str(entry.get("case")) not in keep:
-            return False
-    return True
+        entry = json.loads(line)
+    except json.JSONDecodeError:
+        return True  # a torn line: its game was never finished
+    if not isinstance(entry, dict):
+        return True
+    return str(entry.get("case")) in reported

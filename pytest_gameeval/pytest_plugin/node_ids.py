@@ -17,15 +17,17 @@ ROOT = NODE_PREFIX.removesuffix("::")  # "gameeval": every game item
 CLAIMED = pytest.StashKey[list[str]]()
 
 
-def _is_game_id(arg: str) -> bool:
-    return arg == ROOT or arg.startswith(NODE_PREFIX)
+def _is_game_id(arg: str, config: pytest.Config) -> bool:
+    if arg == ROOT:  # the user's own folder `gameeval/` is theirs: `pytest gameeval` runs its tests
+        return not (config.invocation_params.dir / ROOT).exists()
+    return arg.startswith(NODE_PREFIX)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    claimed = [a for a in config.args if _is_game_id(a)]
+    claimed = [a for a in config.args if _is_game_id(a, config)]
     if claimed:
-        config.args[:] = [a for a in config.args if not _is_game_id(a)]
+        config.args[:] = [a for a in config.args if not _is_game_id(a, config)]
     config.stash[CLAIMED] = claimed
 
 

@@ -34,10 +34,13 @@ def _local_payload(state: GameEvalState) -> dict[str, Any]:
     return {
         "cases": [r.entry() for r in results],
         "records": [r.record.to_dict() for r in results if r.record is not None],
-        "gates": {g: gate.to_dict() for g, gate in state.runner.gates.items()},
+        "gates": {g: {**gate.to_dict(), "cases_deselected": state.deselected_cases(g)}
+                  for g, gate in state.runner.gates.items()},
         "not_reused": state.runner.not_reused,  # journalled games of another game, by reason
         "gate_items": sorted(state.gate_items_ran),  # the games whose verdict item ran here
+        "gates_selected": sorted(state.gates_selected),  # the games whose verdict item was selected
     }
+
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -47,7 +50,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.is_worker:
         session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
         return
-    if exitstatus == pytest.ExitCode.INTERRUPTED:  # killed (Ctrl-C, SIGTERM from CI): keep the journal
+    state.stopped = state.stopped or str(session.shouldfail or session.shouldstop or "")  # -x, --maxfail, --sw
+    # killed (Ctrl-C, SIGTERM from CI): keep the journal
+    if exitstatus == pytest.ExitCode.INTERRUPTED and not _stopped_by_pytest(state):
         _say_interrupted(session, state)
         return
     payloads = state.merged if state.is_controller else [_local_payload(state)]
@@ -67,6 +72,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = PROVIDER_FAILED
 
 
+def _stopped_by_pytest(state: GameEvalState) -> bool:
+    """pytest ended the session early on purpose (stepwise's --sw after a failure: exit 2 like a
+    Ctrl-C), not a kill: the games it played are reported."""
+    return bool(state.stopped) and not state.killed
+
+
 def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
     """No report from a run cut short (it would hold only some games, and writing it clears the
     journal): the finished games stay in the journal, and the same command with --gameeval-resume
@@ -77,6 +88,11 @@ def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
     kept = len(load_journal(report_path))
     where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
     how = f"timed out ({state.timed_out})" if state.timed_out else "interrupted"  # timeouts.py: pytest-timeout
+    if not kept:  # nothing to resume from: say so, not "0 finished games kept in no journal"
+        session.config.get_terminal_writer().line(
+            f"\ngameeval: {how}: no report written; no game had finished, nothing kept; run the same command "
+            "again to play them", red=True)
+        return
     session.config.get_terminal_writer().line(
         f"\ngameeval: {how}: no report written; {kept} finished {'game' if kept == 1 else 'games'} kept in "
         f"{where}; run the same command with --gameeval-resume to play only the rest", red=True)
@@ -173,7 +189,8 @@ def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
 
 
 def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, dict[str, Any]],
-                  ordered: list[dict[str, Any]], judged: set[str]) -> dict[str, Any] | None:
+                  ordered: list[dict[str, Any]], judged: set[str],
+                  unjudged: tuple[set[str], dict[str, Any]]) -> dict[str, Any] | None:
     """The report's `gate` section: every gated game's entry, what could not be gated and why, and
     the session's pass/fail (game_verdict.gate_failures decides it)."""
     if state.baseline is None:
@@ -185,8 +202,12 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     data_errors = sorted(g for g in games if games[g].get("data_error"))
     # a baseline game this run selected but never reached the gate with (its items failed
     # before play, or none was played): "missing", which fails, never "passed"
-    # a game whose gate item did not run (-k, -m, node ids left it out): not judged, neither missing nor failed
-    not_selected = sorted(set(state.gate_item_games()) - judged - set(data_errors))
+    # a game whose gate item did not run: not judged, neither missing nor failed; left out (-k, -m,
+    # node ids), or selected but never reached (the run stopped first: -x, --maxfail, --sw)
+    selected, cut = unjudged  # games whose gate item was selected; gates whose item never ran
+    not_selected = sorted(set(state.gate_item_games()) - judged - set(data_errors) - selected)
+    not_reached = {g: _not_reached(state, cut.get(g)) for g in sorted(selected & set(state.gate_item_games())
+                                                                     - judged - set(data_errors))}
     for name in sorted(set(state.plans) & set(baseline["games"]) & judged - set(gates) - set(data_errors)):
         why = no_played_game([c for c in ordered if c["game"] == name])
         if name in state.gated_games() and why:
@@ -213,12 +234,22 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
         "looks": settings.gate.looks,
         "games": gates,
         "not_gated": sorted(g for g in games if g not in gates and g not in missing and g not in data_errors
-                            and g not in not_selected),
+                            and g not in not_selected and g not in not_reached),
+        "not_reached": not_reached,
         "data_errors": data_errors,
         "not_selected": not_selected,
     }
     summary["verdict"] = "fail" if gate_failures(summary) else "pass"
     return summary
+
+
+def _not_reached(state: GameEvalState, gate: dict[str, Any] | None) -> str:
+    """Why a selected gate item never ran, and what the gate had done to its game's cases."""
+    why = f"the run stopped before it ({state.stopped})" if state.stopped else "the run stopped before it"
+    if gate is not None and gate["games_used"] < gate["cases_available"]:
+        why += (f"; the sequential gate had stopped its games after {gate['games_used']} of "
+                f"{gate['cases_available']} (run its gate item to see the verdict)")
+    return why
 
 
 def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str, Any]], gate: dict[str, Any] | None,
@@ -285,6 +316,7 @@ def _journalled_payload(state: GameEvalState, reported: set[str]) -> dict[str, A
             "records": [r.record.to_dict() for r in results if r.record is not None], "gates": {}}
 
 
+TIMEOUT_CUT = "cut by --timeout"  # runner.Runner.cut's reason
 WORKER_CRASHED = "its xdist worker crashed while the game was in flight: not played (rerun to play it)"
 
 
@@ -301,10 +333,12 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     cases, records, gates = _merged(payloads)
     # a game whose gate item was left out (-k, -m, node ids) is not judged: no item would show it
     judged = set().union(*(p.get("gate_items", []) for p in payloads))
+    selected = set().union(*(p.get("gates_selected", []) for p in payloads))
+    cut = {g: v for g, v in gates.items() if g not in judged}  # the gate stopped its games, its item never ran
     gates = {g: v for g, v in gates.items() if g in judged}
     ordered = sorted(cases.values(), key=lambda c: (c["game"], c["index"]))
     games = _game_entries(state, ordered, records)
-    gate_summary = _gate_summary(state, games, gates, ordered, judged)
+    gate_summary = _gate_summary(state, games, gates, ordered, judged, (selected, cut))
     report_path = report_path_of(state)
     report = _report(state, games, ordered, gate_summary, report_path)
     from pytest_gameeval.pytest_plugin.spend import add_spend  # the cost, gate savings and budget (issue 46)
@@ -319,7 +353,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     write_jsonl_atomic(records_path, [records[k] for k in sorted(records)])
     report["run"].update(records_seal(records_path))  # the pair is one unit: readers check the seal
     write_report(report_path, report)
-    clear_journal(report_path, keep={c["id"] for c in ordered if c["status"] == "played"})
+    clear_journal(report_path, {c["id"] for c in ordered if c["status"] == "played"})
     state.report, state.report_path, state.gate_summary = report, report_path, gate_summary
     _write_markdown_summary(state)
 
@@ -363,6 +397,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for line in summary.game_lines(name, game, cases, get_spec(name).headline if name in GAMES else None):
             tr.write_line(line)
     tr.write_line(f"report: {state.report_path}")
+    cut = [c for c in state.report["cases"] if str(c.get("reason", "")).startswith(TIMEOUT_CUT)]
+    if cut:  # --timeout under xdist (timeouts.py): what was cut, in one line
+        played = sum(c["status"] == "played" for c in state.report["cases"])
+        tr.write_line(f"gameeval: timed out: --timeout cut {len(cut)} {'game' if len(cut) == 1 else 'games'} "
+                      f"({', '.join(sorted({c['game'] for c in cut}))}; not played, rerun to play them); the "
+                      f"{played} finished are in the report", red=True)
     resume_line = summary.resume_line(state.report)
     if resume_line:
         tr.write_line(resume_line)

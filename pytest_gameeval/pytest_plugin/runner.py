@@ -306,6 +306,15 @@ def _quiet_interrupt(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -
         loop.default_exception_handler(context)
 
 
+class WorkerGameTimeout(BaseException):
+    """Under xdist: a game item ran past --timeout on a worker. The item fails with the timeout
+    named (pytest-timeout's own way under xdist), the games of its shard not finished are cut
+    (not played, runner.Runner.cut) and the worker goes on: the report holds the finished ones.
+    Not an Exception: raised wherever the game stands (a model call), it must pass the handlers
+    that turn a call's Exception into a provider failure; not a KeyboardInterrupt, which would
+    take the worker down."""
+
+
 class Runner:
     """Plays shards on one long-lived event loop (models keep their clients across shards)."""
 
@@ -424,18 +433,41 @@ class Runner:
 
     async def _play_many(self, cases: list[Case]) -> list[CaseResult]:
         sem = asyncio.Semaphore(max(1, self.settings.concurrency))
-        return await asyncio.gather(*(self._play_one(c, sem) for c in cases))
+
+        async def one(case: Case) -> CaseResult:
+            result = self.results[case.name] = await self._play_one(case, sem)  # kept as it ends: see cut()
+            return result
+
+        return await asyncio.gather(*(one(c) for c in cases))
 
     def play_shard(self, cases: list[Case], gated: Sequence[GateMetric] = ()) -> None:
         """Play a shard's cases; with `gated` metrics (its game is gated) as one GameGate's looks."""
         todo = [c for c in cases if c.name not in self.results]
         if not todo:
             return
-        if not gated:
-            for result in self.run(self._play_many(todo)):
-                self.results[result.case.name] = result
-            return
-        self.run(self._play_gated(todo, gated))
+        try:
+            if not gated:
+                for result in self.run(self._play_many(todo)):
+                    self.results[result.case.name] = result
+                return
+            self.run(self._play_gated(todo, gated))
+        except WorkerGameTimeout as e:
+            self.cut(todo, f"cut by --timeout: {e}")
+            raise
+
+    def cut(self, cases: list[Case], reason: str) -> None:
+        """The shard was stopped mid-play (--timeout under xdist): the games in flight are cancelled
+        and every case not finished is not played, with the reason; the finished ones stand."""
+        assert self._loop is not None
+        loop = self._loop.get_loop()
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        for case in cases:
+            if case.name not in self.results:
+                self.results[case.name] = CaseResult(case, "not played", reason=reason)
 
     async def _play_gated(self, cases: list[Case], metrics: Sequence[GateMetric]) -> None:
         """Play in looks until the sequential test has its verdict; the rest are not played. The

@@ -33,13 +33,17 @@ def pytest_configure(config: pytest.Config) -> None:
         state = GameEvalState(config, settings)
         config.stash[STATE] = state
         _check_usage(state)
-        if settings.model:
+        from pytest_gameeval.pytest_plugin.selection import games_in_selection
+
+        state.in_selection = games_in_selection(config)
+        if settings.model and state.in_selection:  # else: the user's own tests only, no game item
             _prepare(state)
     except GameEvalError as e:
         raise pytest.UsageError(f"gameeval: {e}") from None
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(state), "gameeval-xdist")
     if settings.model:
+        config.pluginmanager.register(EarlyStop(state), "gameeval-early-stop")
         _interrupt_on_sigterm()
         if not option_value(config, "gameeval_fast_path"):  # the player reads it per call, xdist workers inherit it
             os.environ[FAST_PATH_ENV] = "0"
@@ -133,7 +137,6 @@ def _prepare(state: GameEvalState) -> None:
             raise GameEvalError(f"baseline {baseline} does not match this run: " + "; ".join(reasons))
     _open_journal(state)
     if not state.is_controller:
-        state.runner.pool.check()
         _start_progress(state)
 
 
@@ -210,17 +213,17 @@ def _own_report_path(state: GameEvalState) -> None:
 def _open_journal(state: GameEvalState) -> None:
     """Every process that plays journals its finished games and reads the journal back: with
     --gameeval-resume it reuses the same games of an earlier run; without, only those a crashed
-    xdist worker of this run finished. Without --gameeval-resume the controller (or the single
-    process) starts a fresh journal."""
+    xdist worker of this run finished. Nothing is deleted here: a journal goes only once a report
+    holding its games is written (report_writer), so `--co`, `--help`, a run of other games or a
+    run without --gameeval-resume never lose an earlier run's finished games; a run without
+    --gameeval-resume reuses none of them (the run token)."""
     import uuid
 
-    from pytest_gameeval.pytest_plugin.journal import Journal, clear_journal, game_identity, load_journal
+    from pytest_gameeval.pytest_plugin.journal import Journal, game_identity, load_journal
 
     report_path = report_path_of(state)
     resume = bool(option_value(state.config, "gameeval_resume"))
     workerinput = getattr(state.config, "workerinput", {})
-    if not resume and not state.is_worker:
-        clear_journal(report_path)
     state.run_token = workerinput.get("gameeval_run") or uuid.uuid4().hex
     if state.is_controller:
         return
@@ -232,6 +235,39 @@ def _open_journal(state: GameEvalState) -> None:
     runner.journal = Journal(report_path, worker, state.run_token)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> Any:
+    """The models load when the games are about to be played, never for collection (`--co`
+    starts no embedded model): a bad model string is still one line before any game."""
+    state = session.config.stash.get(STATE, None)
+    if (state is not None and state.plans and not state.is_controller and not session.config.option.collectonly
+            and any(i.nodeid.startswith("gameeval::") for i in session.items)):
+        try:
+            state.runner.pool.check()
+        except GameEvalError as e:
+            raise pytest.UsageError(f"gameeval: {e}") from None
+    return (yield)
+
+
+class EarlyStop:
+    """pytest's own early stop (--sw's after a failure; -x/--maxfail under xdist) ends the session
+    as "interrupted" like Ctrl-C, but nothing was killed: the games played are reported
+    (report_writer). A KeyboardInterrupt (Ctrl-C, SIGTERM, a worker's) keeps the journal instead.
+    (A plugin object: pytest_keyboard_interrupt is given no config.)"""
+
+    def __init__(self, state: GameEvalState):
+        self.state = state
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        value = excinfo.value
+        ours = (type(value).__name__ == "Interrupted"  # pytest's Session.Interrupted says it is a builtin
+                and type(value).__module__ in ("builtins", "_pytest.main", "xdist.dsession"))
+        if ours and "keyboard-interrupt" not in str(value):  # xdist: "gw0 received keyboard-interrupt" is a kill
+            self.state.stopped = str(value)
+        else:
+            self.state.killed = True
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
     if state is not None and state.ticker is not None:
@@ -240,6 +276,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state._runner.close()
     if state is not None and state.lock is not None:
         state.lock.release()
+    for stream in _REAL_STREAMS.values():  # the duplicated fds, once the ticker is stopped: unclosed, -X dev warns
+        try:
+            stream.close()
+        except OSError:
+            pass
+    _REAL_STREAMS.clear()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

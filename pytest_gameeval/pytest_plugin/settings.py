@@ -74,6 +74,9 @@ class Settings:
                 continue
             if option in known:
                 given[option] = value
+        from pytest_gameeval.engine.given_options import check_given
+
+        check_given(spec.options_class.declared(), given)  # limit=-1: one line, as inspect's -T
         if is_fresh(given.get("data")):  # fresh:SEED -> the fresh set's file (docs/fresh-cases.md)
             given["data"] = resolve_data(spec.name, given["data"])
         return spec.parse_options(given)

@@ -45,6 +45,11 @@ class GameEvalState:
         self.crashed: set[str] = set()  # node ids of game cases on an xdist worker that crashed
         self.not_reused: dict[str, int] = {}  # journalled games not reused, by reason (every process's)
         self.notes: list[str] = []  # lines for the header (a stale lock taken over)
+        self.in_selection = True  # the command line can select game items (selection.py)
+        self.selected_cases: set[str] = set()  # case names whose items the final selection holds (items.py)
+        self.gates_selected: set[str] = set()  # games whose gate item the final selection holds
+        self.stopped = ""  # why pytest ended the session early (-x, --maxfail, --sw), its own words
+        self.killed = False  # a real KeyboardInterrupt (Ctrl-C, SIGTERM), not pytest's own stop (session.py)
 
     @property
     def runner(self) -> Any:
@@ -92,6 +97,13 @@ class GameEvalState:
         if self.baseline is None:
             return set()
         return {name for name in self.plans if name in self.baseline["games"] and self.gate_metrics.get(name)}
+
+    def deselected_cases(self, game: str) -> int:
+        """The game's cases the selection left out (-k, --deselect, node ids): its gate judged the rest."""
+        plan = self.plans.get(game)
+        if plan is None or not self.selected_cases:  # its gate item selected alone plays every case
+            return 0
+        return sum(c.name not in self.selected_cases for c in plan.cases)
 
     def gate_item_games(self) -> list[str]:
         """The games that get a gate item (gate_items.py): those the gate judges, and those missing

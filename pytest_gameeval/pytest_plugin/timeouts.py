@@ -4,7 +4,9 @@ A game item's time is not its own: the first item of a shard plays the whole sha
 one shard), so a per-test timeout cut there would dump every thread's stack, fail one item and
 start the next shard as if nothing happened. Instead, a game item that runs past --timeout ends the
 run the way Ctrl-C does: the games finished so far stay in the journal, and the session's last line
-says where it is and that the same command with --gameeval-resume plays only the rest (exit 2)."""
+says where it is and that the same command with --gameeval-resume plays only the rest (exit 2).
+Under xdist the worker's item fails instead (runner.WorkerGameTimeout): a KeyboardInterrupt there takes the
+worker down and xdist reports a crash."""
 
 from __future__ import annotations
 
@@ -34,6 +36,10 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
         state = item.config.stash.get(STATE, None)
         if state is not None:
             state.timed_out = f"{item.nodeid} ran past --timeout {settings.timeout:g} s"
+        if hasattr(item.config, "workerinput"):  # a KeyboardInterrupt would take the worker down
+            from pytest_gameeval.pytest_plugin.runner import WorkerGameTimeout  # loaded: a game is in play
+
+            raise WorkerGameTimeout(f"{item.nodeid} ran past --timeout {settings.timeout:g} s")
         raise GameTimeout(f"{item.nodeid}: --timeout {settings.timeout:g} s")
 
     signal.signal(signal.SIGALRM, expired)

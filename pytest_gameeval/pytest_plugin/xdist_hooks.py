@@ -31,6 +31,9 @@ class XdistHooks:
         """Workers carry the run's token: a worker replacing a crashed one reuses the games its
         predecessor journalled in this run (journal.py)."""
         node.workerinput["gameeval_run"] = self.state.run_token
+        from pytest_gameeval.pytest_plugin.selection import WORKER_KEY
+
+        node.workerinput[WORKER_KEY] = self.state.in_selection  # the workers collect what the controller does
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

@@ -96,6 +96,24 @@ def _caveats(gate: dict[str, Any]) -> str:
     return out
 
 
+def _unjudged_lines(gate: dict[str, Any], old_model: str) -> list[tuple[str, dict[str, bool]]]:
+    """The games the gate did not judge, each with why."""
+    out: list[tuple[str, dict[str, bool]]] = []
+    for name in gate.get("missing_from_baseline", []):
+        allowed = gate.get("allow_missing")
+        hint = " (allowed)" if allowed else " (--gameeval-gate-allow-missing to accept)"
+        out.append((f"  {name}: not in the baseline {old_model}{hint}", {"red": not allowed}))
+    for name in gate.get("not_gated", []):
+        out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
+    for name in gate.get("not_selected", []):
+        out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
+    for name, why in (gate.get("not_reached") or {}).items():
+        out.append((f"  {name}: not gated: its gate item was not reached: {why}", {"yellow": True}))
+    for name in gate.get("data_errors", []):
+        out.append((f"  {name}: not played (data error)", {"red": True}))
+    return out
+
+
 def _own_tolerance(v: dict[str, Any], gate: dict[str, Any]) -> str:
     """A metric's tolerance when it is its own (GAME.METRIC=higher:TOL; a relative one as fixed from the baseline)."""
     tol = v.get("tolerance")
@@ -123,23 +141,16 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
             out.append((f"  {name} outcomes (evidence, never decides): {outcomes_text(g['outcomes'])}", {}))
         result = g.get("result", "")
         tail = f": {g['reason']}" if g.get("reason") else ""
+        left_out = (f"; {g['cases_deselected']} of its {g['cases_available'] + g['cases_deselected']} cases "
+                    "deselected") if g.get("cases_deselected") else ""
         games = (f" after {g['games_used']} of {g['cases_available']} games ({g['games_played']} played, "
-                 f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks)"
+                 f"{g['harness_errors']} harness errors; {g['looks_done']} of {g['looks_planned']} looks{left_out})"
                  ) if result != MISSING else ""
         out.append((f"  {name}: {result.upper()} — {new_model} vs {old_model}{games}{tail}",
                     {"red": g["verdict"] == "fail", "green": result in (BETTER, SAME), "yellow": result == UNDECIDED}))
     out.append(("  * two-sided interval of the change at the level of the metric's last test "
                 "(1 - 2 x its share of alpha)", {}))
-    for name in gate.get("missing_from_baseline", []):
-        allowed = gate.get("allow_missing")
-        hint = " (allowed)" if allowed else " (--gameeval-gate-allow-missing to accept)"
-        out.append((f"  {name}: not in the baseline {old_model}{hint}", {"red": not allowed}))
-    for name in gate.get("not_gated", []):
-        out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
-    for name in gate.get("not_selected", []):
-        out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
-    for name in gate.get("data_errors", []):
-        out.append((f"  {name}: not played (data error)", {"red": True}))
+    out += _unjudged_lines(gate, old_model)
     failing = gate_failures(gate)
     results = sorted({g.get("result", "") for g in gate["games"].values()})
     undecided = [n for n, g in sorted(gate["games"].items()) if g.get("result") == UNDECIDED]
@@ -151,8 +162,9 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
     if failing:
         out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}{versions}",
                     {"red": True, "bold": True}))
-    elif not results:
-        out.append((f"gameeval gate passed ({new_model} vs {old_model}): no game judged{versions}", {}))
+    elif not results:  # nothing judged, so nothing passed: every gate item left out or not reached
+        out.append((f"gameeval gate not applied ({new_model} vs {old_model}): no game judged{versions}",
+                    {"yellow": True}))
     else:
         out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game "
                     f"{' or '.join(results)}; none worse beyond its tolerance{versions}",
