@@ -31,7 +31,8 @@ from pytest_gameeval.games.registry import get_spec
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "docs/running-evaluations.md", "docs/pytest-plugin.md", "docs/your-data.md",
         "docs/embedded-model.md", "docs/local-models.md", "docs/compare.md", "docs/versions.md", "docs/shards.md",
-        "docs/adding-a-game.md", "docs/live-apis.md", "docs/report-schema.md", "docs/history.md"]
+        "docs/adding-a-game.md", "docs/live-apis.md", "docs/report-schema.md", "docs/fresh-cases.md",
+        "docs/history.md"]
 ALL_SLOW = ("docs/embedded-model.md", "docs/local-models.md")  # every block needs the embedded model or a server
 CLONE_TOP = ("tasks", "tests", "benchmarks", "pyproject.toml")  # the fault server imports benchmarks/
 SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")
@@ -164,7 +165,7 @@ def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
 
 # quick blocks of these take over 30 s on 2 cores together: .ci/run's slow stage runs them, not the README's command
 HEAVY_QUICK = ("docs/shards.md", "docs/compare.md", "docs/running-evaluations.md", "docs/your-data.md",
-               "docs/history.md")
+               "docs/fresh-cases.md", "docs/history.md")
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.slow) if d in HEAVY_QUICK else d

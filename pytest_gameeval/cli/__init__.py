@@ -35,6 +35,16 @@ COMMANDS = {
         "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the "
         "headline and a verdict (JSON, markdown, PNG)",
     ),
+    "contamination": (
+        _run("contamination"),
+        "contamination MODEL: the model on published cases and on fresh ones matched by difficulty; per game the "
+        "headline gap with its interval and a verdict (memorisation signal, no signal, undecided)",
+    ),
+    "fresh": (
+        _run("fresh"),
+        "fresh show GAME: a fresh case set (play it with -T data=fresh:SEED); fresh difficulty: each game's "
+        "difficulty measures, published list vs fresh set",
+    ),
     "rank-correlate": (
         _run("rank_correlate"),
         "Kendall's tau and RBO between our model ranking and an external leaderboard",

@@ -221,7 +221,7 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     the session's pass/fail (game_verdict.gate_failures decides it)."""
     if state.baseline is None:
         return None
-    from pytest_gameeval.analysis.report.file import incomparable, rejudged_notes, version_changes
+    from pytest_gameeval.analysis.report.file import fresh_notes, incomparable, rejudged_notes, version_changes
     from pytest_gameeval.analysis.verdicts.gate import missing_game  # lazy: scipy
 
     settings, baseline = state.settings, state.baseline
@@ -253,6 +253,8 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
         "version_changes": version_changes(baseline, {"games": games}, compared),
         # games whose baseline was re-judged by the installed rules (gameeval rejudge): said on the verdict line
         "rejudged": rejudged_notes(baseline, compared),
+        # games on fresh cases of another seed than the baseline's: other cases, compared unpaired
+        "fresh": fresh_notes(baseline, {"games": games}, compared),
         "allow_missing": settings.gate.allow_missing,
         "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
         "looks": settings.gate.looks,

@@ -26,6 +26,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.files import atomic_write, beside, chunks, open_regular, read_text_regular
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
+from pytest_gameeval.fresh.resolve import fresh_origin
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1
@@ -94,6 +95,9 @@ def dataset_digest(spec: GameSpec, options: GameOptions) -> dict[str, Any]:
     version = getattr(spec, "dataset_version", None)
     if version is not None:
         info["version"] = version
+    origin = fresh_origin(getattr(options, "data", None))
+    if origin is not None:  # a fresh case set: its seed and the lexicon it was drawn from (docs/fresh-cases.md)
+        info["fresh"] = origin
     return info
 
 
@@ -398,7 +402,7 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
             reasons.append(f"{name} is not in the baseline")
             continue
         o, n = old["games"][name], new["games"][name]
-        if o["dataset"].get("sha256") != n["dataset"].get("sha256"):
+        if o["dataset"].get("sha256") != n["dataset"].get("sha256") and not other_fresh_seed(o, n):
             reasons.append(f"{name}: different dataset (sha256 {str(o['dataset'].get('sha256'))[:12]} vs "
                            f"{str(n['dataset'].get('sha256'))[:12]})")
         if decoding(o) != decoding(n) and not allow_structured_mismatch:
@@ -416,6 +420,27 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
                 f"{name}: different game options " + ", ".join(f"{k}={ro.get(k)!r}->{rn.get(k)!r}" for k in changed)
             )
     return reasons
+
+
+def other_fresh_seed(old_game: dict[str, Any], new_game: dict[str, Any]) -> tuple[int, int] | None:
+    """(old seed, new seed) when both runs played fresh cases of one lexicon with other seeds: other
+    cases of the same data version, compared unpaired (docs/fresh-cases.md); else None."""
+    fo, fn = old_game["dataset"].get("fresh"), new_game["dataset"].get("fresh")
+    if not (isinstance(fo, dict) and isinstance(fn, dict)) or fo.get("lexicon") != fn.get("lexicon"):
+        return None
+    return None if fo.get("seed") == fn.get("seed") else (fo.get("seed"), fn.get("seed"))
+
+
+def fresh_notes(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None) -> list[str]:
+    """`GAME: fresh cases of seed 7 (baseline) and 8 (this run): other cases, compared unpaired` per such game."""
+    names = sorted(set(old["games"]) & set(new["games"])) if games is None else games
+    out = []
+    for name in names:
+        if name in old["games"] and name in new["games"] and (seeds := other_fresh_seed(old["games"][name],
+                                                                                        new["games"][name])):
+            out.append(f"{name}: fresh cases of seed {seeds[0]} (old) and {seeds[1]} (new): other cases, compared "
+                       "unpaired")
+    return out
 
 
 def rejudged_problems(baseline: dict[str, Any], games: Iterable[str]) -> list[str]:
@@ -537,6 +562,7 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
     return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "games": games, "failing": failing,
             "worse": [n for n, g in games.items() if g["result"] == WORSE], "missing": missing,
             "version_changes": version_changes(old, new), "rejudged": rejudged_notes(old),
+            "fresh": fresh_notes(old, new),
             "old": _identity(old), "new": _identity(new)}
 
 
@@ -563,6 +589,8 @@ def render_markdown(diff: dict[str, Any]) -> str:
     if diff.get("rejudged"):
         tail += (" The baseline's games were re-judged by the installed rules (gameeval rejudge), a fair "
                  "stand-in for a rerun: " + ", ".join(diff["rejudged"]) + ".")
+    if diff.get("fresh"):
+        tail += " " + "; ".join(diff["fresh"]) + "."
     if diff.get("missing"):
         tail += " Missing: " + "; ".join(f"{g} ({why})" for g, why in diff["missing"].items()) + "."
     note = (
