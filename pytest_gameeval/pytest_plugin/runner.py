@@ -25,6 +25,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from pytest_gameeval.analysis.report.file import cases_of, dataset_digest
 from pytest_gameeval.analysis.verdicts.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.engine.errors import GameEvalError, ProviderError
+from pytest_gameeval.engine.files import OutputError
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.play import play_case
@@ -43,6 +44,7 @@ from pytest_gameeval.transport import heap
 from pytest_gameeval.transport.provider import RETRY_MODEL_ARGS, retry_config
 
 RESUMED_REASON = "resumed: finished by an earlier, interrupted run (journal)"
+NOT_KEPT = "not played: the run stopped: a finished game could not be kept: "  # report_writer reads it back
 HANDED_OVER_REASON = "handed over: finished by an xdist worker of this run that then crashed (journal)"
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
 
@@ -326,6 +328,7 @@ class Runner:
         self.gates: dict[str, GameGate] = {}
         self._loop: asyncio.Runner | None = None
         self.journal: Any = None  # journal.Journal: finished games are appended as they end
+        self.storage_failed: str | None = None  # the journal could not be written (a full disk): the run stops
         self.resumed: dict[str, list[dict[str, Any]]] = {}  # case name -> journal entries (journal.load_journal)
         self.reused: list[str] = []  # cases taken from the journal instead of played
         self.not_reused: dict[str, int] = {}  # why journalled games were not reused -> how many cases
@@ -375,6 +378,20 @@ class Runner:
             self.not_reused[reasons[0]] = self.not_reused.get(reasons[0], 0) + 1
         return None
 
+    def _journalled(self, case: Case, record: GameRecord, scores: dict[str, Any]) -> bool:
+        """The finished game appended to the journal; False on a full disk, which stops the run
+        (no game more is started, report_writer ends it in one line)."""
+        try:
+            self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores,
+                                self.identities.get(case.game))
+        except OutputError as e:
+            self.storage_failed = self.storage_failed or str(e)
+            return False
+        return True
+
+    def not_kept(self) -> str:
+        return f"{NOT_KEPT}{self.storage_failed}"
+
     async def _play_one(
         self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None
     ) -> CaseResult:
@@ -387,6 +404,8 @@ class Runner:
                 self.spend.reused(case, resumed.record)
             return resumed
         async with sem:
+            if self.storage_failed is not None:  # nothing more is played once a finished game could not be kept
+                return CaseResult(case, "not played", reason=self.not_kept())
             if self.provider_stop.cause is not None:  # no more games spent on a provider that cannot answer
                 return CaseResult(case, "not played", reason=self.provider_stop.not_played())
             if self.spend is not None and not overrides and (refused := await self.spend.refuse(case)) is not None:
@@ -424,9 +443,8 @@ class Runner:
             self.provider_stop.played(record.seats)
             if tally is not None:
                 tally.game_finished(record.label, scores)
-            if self.journal is not None and not overrides:
-                self.journal.append(case.name, case.options.as_dict(), record.to_dict(), scores,
-                                    self.identities.get(case.game))
+            if self.journal is not None and not overrides and not self._journalled(case, record, scores):
+                return CaseResult(case, "not played", reason=self.not_kept())
             if self.spend is not None and not overrides:
                 self.spend.settle(case, record)
             return CaseResult(case, "played", record, scores, seconds=time.perf_counter() - start)

@@ -171,7 +171,8 @@ def test_history_compare_never_crosses_a_version_and_writes_nothing_into_the_sto
     report = json.loads(a_report.read_text())
     report["games"]["askguess"]["version"] = "4"  # the same games, said to be of another version of the game
     (older / a_report.name).write_text(json.dumps(report))
-    shutil.copy(a_report.with_suffix(".records.jsonl"), older / a_report.with_suffix(".records.jsonl").name)
+    records = a_report.with_name(a_report.name + ".records.jsonl")  # named from the whole report name
+    shutil.copy(records, older / records.name)
     assert cli(["history", "--storage", store, "add", str(older / a_report.name), "--name", "v4"]) == 0
     assert cli(["history", "--storage", store, "add", str(a_report), "--name", "v5-b"]) == 0
     capsys.readouterr()

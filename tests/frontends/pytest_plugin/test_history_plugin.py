@@ -90,7 +90,7 @@ def _stored_pair(pytester) -> tuple[Path, Path]:
     assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-autosave").ret == 0
     (run,) = runs(pytester.path)
     folder = pytester.path / ".gameeval" / "runs" / run.id
-    return folder / "report.json", folder / "gameeval-report.records.jsonl"
+    return folder / "report.json", folder / "gameeval-report.json.records.jsonl"  # named from the whole report name
 
 
 def test_a_stored_value_out_of_range_is_refused_naming_the_file(pytester, capsys):

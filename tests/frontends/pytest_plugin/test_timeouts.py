@@ -35,7 +35,7 @@ def test_a_run_cut_by_timeout_says_where_the_journal_is_and_resumes(tmp_path):
     # how many finished in 2 s depends on the machine's load; when some did, the journal holds them
     assert kept or line.endswith("no game had finished, nothing kept; run the same command again to play them")
     if kept:
-        assert int(kept[1]) >= 1 and kept[2] == str(tmp_path / "reports" / "gameeval-report.journal-main.jsonl")
+        assert int(kept[1]) >= 1 and kept[2] == str(tmp_path / "reports" / "gameeval-report.json.journal-main.jsonl")
     kept_games = int(kept[1]) if kept else 0
     assert not (tmp_path / "reports" / "gameeval-report.json").exists()
     resumed = run(tmp_path, "--timeout", "120", "--gameeval-resume")
