@@ -291,7 +291,10 @@ def _same_facts(run: StoredRun, report: dict[str, Any], where: Any) -> None:
     truth, meta = meta_of(report), run.meta
     checks = {"model": (truth["models"] or {}).get("evaluated") == (meta.get("models") or {}).get("evaluated"),
               "games": sorted(truth["games"]) == sorted(meta["games"]),
-              "gate": (truth["gate"] or {}).get("verdict") == (meta.get("gate") or {}).get("verdict")}
+              # failed or not is what a choice rests on (`latest` passes over a failed run); a run saved
+              # as "pass" before "not applied" was told apart (a gate that judged no game) still reads
+              "gate": ((truth["gate"] or {}).get("verdict") == "fail") == ((meta.get("gate") or {}).get("verdict")
+                                                                          == "fail")}
     for name, game in truth["games"].items():
         stored = meta["games"].get(name) or {}
         for key in ("version", "dataset", "options", "structured"):

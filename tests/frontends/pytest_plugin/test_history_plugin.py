@@ -253,6 +253,18 @@ def test_a_run_whose_gate_judged_no_game_is_not_listed_as_passed(pytester, capsy
     assert cli(["history", "list"]) == 0
     [row] = [x for x in capsys.readouterr().out.splitlines() if "| ungated |" in x]
     assert "| not applied |" in row and "| pass |" not in row
+    # such a run saved before "not applied" existed says "pass": still read, not refused as edited
+    meta_path = pytester.path / ".gameeval" / "runs" / ungated.id / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["gate"]["verdict"] = "pass"
+    meta_path.write_text(json.dumps(meta))
+    assert cli(["history", "compare", "--last", "2"]) == 0
+    # but failed-or-not must agree with the sealed report: `latest` passes over failed runs only
+    capsys.readouterr()
+    meta["gate"]["verdict"] = "fail"
+    meta_path.write_text(json.dumps(meta))
+    assert cli(["history", "compare", "--last", "2"]) == 2
+    assert "meta.json: does not match the run's report (gate)" in capsys.readouterr().err
 
 
 
