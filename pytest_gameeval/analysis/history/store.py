@@ -236,8 +236,9 @@ class RunStore:
         if len(prefixed) == 1:
             return prefixed[0]
         if prefixed:
+            more = ", ..." if len(prefixed) > 3 else ""
             raise GameEvalError(f"history store {self.label}: {ref!r} is the start of {len(prefixed)} run ids "
-                                f"({', '.join(r.id for r in prefixed[:3])}...): give more of it")
+                                f"({', '.join(r.id for r in prefixed[:3])}{more}): give more of it")
         raise GameEvalError(f"history store {self.label}: no run {ref!r} (not an id, id prefix or name; "
                             "`gameeval history list` lists them)")
 

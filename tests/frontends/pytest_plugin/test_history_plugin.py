@@ -277,3 +277,17 @@ def test_a_file_url_store_is_a_folder_relative_to_the_rootdir(pytester):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "saved: run " in done.stdout and f" in {pytester.path / 'hist'}" in done.stdout, done.stdout[-1000:]
     assert len(RunStore(pytester.path / "hist").runs()) == 1 and not (sub / "hist").exists()
+
+
+def test_an_id_prefix_names_one_run_and_an_ambiguous_one_is_one_line(pytester):
+    for _ in range(2):
+        assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=2", "--gameeval-autosave").ret == 0
+    first, second = runs(pytester.path)
+    common = next(i for i in range(len(first.id)) if first.id[i] != second.id[i])
+    picked = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-limit=2", f"--gameeval-compare={second.id[:-4]}")
+    assert picked.ret == 0
+    picked.stdout.fnmatch_lines([f"gameeval: baseline run {second.id} *: named by --gameeval-compare={second.id[:-4]}"])
+    both = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-limit=2", f"--gameeval-compare={first.id[:common]}")
+    assert both.ret == 4
+    assert (f"ERROR: gameeval: history store {pytester.path / '.gameeval'}: '{first.id[:common]}' is the start of 2 "
+            f"run ids ({first.id}, {second.id}): give more of it") in both.stderr.lines
