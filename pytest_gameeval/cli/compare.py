@@ -21,8 +21,8 @@ from pytest_gameeval.analysis.verdicts.game import without_evidence
 from pytest_gameeval.analysis.verdicts.table import markdown
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import refuse_output_among_inputs, write_text
 from pytest_gameeval.engine.key_values import key_value_pairs
+from pytest_gameeval.engine.safe_io import refuse_output_among_inputs, write_text
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
@@ -150,7 +150,7 @@ def main(argv: list[str]) -> int:
 
 def _write(out: Path, result: dict[str, Any], a: str, b: str, *, alpha: float, tolerance: float) -> str:
     """compare.json, compare.md and compare.png in `out`; returns the markdown table."""
-    # each file whole or absent; a full disk is one line naming the file (engine/files.py)
+    # each file whole or absent; a full disk is one line naming the file (engine/safe_io.py)
     write_text(out / "compare.json", json.dumps(clean(result), indent=1, allow_nan=False) + "\n", "compare output")
     text = markdown(result["games"], a, b, sides=("A", "B"), note=(
         f"A = `{a}`, B = `{b}`; change = B − A. Paired where both played the same cases with the same seeds "

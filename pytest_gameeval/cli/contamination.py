@@ -14,8 +14,8 @@ from pytest_gameeval.analysis.report.file import clean
 from pytest_gameeval.analysis.verdicts.table import markdown
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.key_values import key_value_pairs
+from pytest_gameeval.engine.safe_io import atomic_write
 from pytest_gameeval.games.registry import get_spec
 
 

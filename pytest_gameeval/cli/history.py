@@ -94,7 +94,7 @@ def _outside_store(store: RunStore, path: str | None, what: str) -> None:
 
 def _emit(text: str, output: str | None) -> int:
     if output:
-        from pytest_gameeval.engine.files import write_text
+        from pytest_gameeval.engine.safe_io import write_text
 
         try:
             write_text(output, text)

@@ -21,7 +21,7 @@ from pytest_gameeval.analysis.report.file import (
 )
 from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.cli.parser import CommandParser
-from pytest_gameeval.engine.files import refuse_output_among_inputs
+from pytest_gameeval.engine.safe_io import refuse_output_among_inputs
 from pytest_gameeval.published.fidelity import is_published, measure
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.engine.safe_io import atomic_write
 from pytest_gameeval.fresh.difficulty import MEASURES
 from pytest_gameeval.fresh.lexicon import lexicon_digest
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import OutputError, append_line, beside, open_regular, write_lines
+from pytest_gameeval.engine.safe_io import OutputError, append_line, beside, open_regular, write_lines
 
 # why a journalled game was not reused, by the first part of its identity that differs
 REASONS = {

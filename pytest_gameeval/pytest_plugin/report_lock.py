@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import OutputError, beside
+from pytest_gameeval.engine.safe_io import OutputError, beside
 
 
 def lock_path(report_path: Path) -> Path:

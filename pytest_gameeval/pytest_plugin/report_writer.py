@@ -17,7 +17,7 @@ from pytest_gameeval import __version__
 from pytest_gameeval.analysis.verdicts.game import gate_failures, no_played_game
 from pytest_gameeval.analysis.verdicts.table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import beside
+from pytest_gameeval.engine.safe_io import beside
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
 from pytest_gameeval.pytest_plugin.journal import clear_journal

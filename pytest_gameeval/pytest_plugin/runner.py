@@ -25,13 +25,13 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from pytest_gameeval.analysis.report.file import cases_of, dataset_digest
 from pytest_gameeval.analysis.verdicts.gate import MEAN, RATE, GameGate, GateMetric
 from pytest_gameeval.engine.errors import GameEvalError, ProviderError
-from pytest_gameeval.engine.files import OutputError
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import decoding_label
+from pytest_gameeval.engine.safe_io import OutputError
 from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating, played_as
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.engine.user_data import check_no_blank_words

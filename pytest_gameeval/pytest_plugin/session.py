@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import OutputError
 from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
+from pytest_gameeval.engine.safe_io import OutputError
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.pytest_plugin.options import option_value, rootdir_moved, settings_from_config
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
@@ -203,7 +203,7 @@ def _refuse_writing_the_baseline(state: GameEvalState, baseline: str, path: Path
     the baseline's records: `--gameeval-report reports/last` beside a baseline `reports/last.json`
     written by an older version (whose records are `reports/last.records.jsonl`) is refused."""
     from pytest_gameeval.analysis.report.file import records_beside
-    from pytest_gameeval.engine.files import beside, same_file
+    from pytest_gameeval.engine.safe_io import beside, same_file
 
     report = report_path_of(state)
     mine = [beside(report, s) for s in (".records.jsonl", ".spend.sqlite", ".lock", ".journal-main.jsonl")]

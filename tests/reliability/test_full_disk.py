@@ -19,7 +19,7 @@ from typing import Iterator
 
 import pytest
 
-from pytest_gameeval.engine.files import OutputError, atomic_write, save_figure, write_text
+from pytest_gameeval.engine.safe_io import OutputError, atomic_write, save_figure, write_text
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINE = ROOT / "reports" / "baseline-local-askguess.json"

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.engine.safe_io import atomic_write
 
 META, REPORT = "meta.json", "report.json"
 META_SCHEMA = "pytest-gameeval/history-run"

@@ -199,7 +199,7 @@ def write_plot(result: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pytest_gameeval.engine.files import save_figure
+    from pytest_gameeval.engine.safe_io import save_figure
 
     games = list(result["games"])
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.6 * len(games)))

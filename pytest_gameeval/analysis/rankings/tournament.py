@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 from pytest_gameeval.backends.local_weights import canonical_model_name
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.safe_io import save_figure, write_text
 from pytest_gameeval.fresh.resolve import with_fresh_data
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.games.spyfall import tournament as spyfall_tournament

@@ -23,8 +23,8 @@ import jsonlines
 from pytest_gameeval.analysis.verdicts.game import MISSING, WORSE, decide, fails, no_played_game
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write, beside, chunks, open_regular, read_text_regular
 from pytest_gameeval.engine.options import GameOptions
+from pytest_gameeval.engine.safe_io import atomic_write, beside, chunks, open_regular, read_text_regular
 from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
 from pytest_gameeval.fresh.resolve import fresh_origin
 

@@ -21,8 +21,8 @@ from pytest_gameeval.analysis.report.file import (
 from pytest_gameeval.analysis.report.game import game_entry
 from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import refuse_output_among_inputs
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.safe_io import refuse_output_among_inputs
 from pytest_gameeval.games.registry import GAMES, get_spec
 
 SAME_SETTINGS = ("games", "trials", "limit", "seed", "options", "cache")  # concurrency may differ by machine

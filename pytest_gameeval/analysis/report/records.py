@@ -15,8 +15,8 @@ import jsonlines
 
 from pytest_gameeval.analysis.report.file import bad_usage
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import open_regular
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.safe_io import open_regular
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # far above any game's record; a longer line is not one of ours
 # records held at once by rejudge: about 4 times this in memory (1e6 small games, 1.76 GB, took 5.4 GB)
