@@ -210,12 +210,12 @@ def analyze(out: Path, games: list[str], models: list[str]) -> dict[str, Any]:
     for game in games:
         records, partial = [], []
         for m in models:
-            path = report_path(out, game, m).with_suffix(".records.jsonl")
+            path = report_path(out, game, m).with_name(report_path(out, game, m).name + ".records.jsonl")
             if path.exists():
                 records.append(read_records(path))
                 continue
             # a run stopped before its report: the games its journal holds (the plugin's resume file)
-            journal = [json.loads(line) for j in sorted(out.glob(f"{game}-{slug(m)}.journal-*.jsonl"))
+            journal = [json.loads(line) for j in sorted(out.glob(f"{game}-{slug(m)}.json.journal-*.jsonl"))
                        for line in j.read_text().splitlines() if line.strip()]
             records.append([GameRecord.from_dict(e["record"]) for e in journal if e.get("record")])
             partial.append(slug(m))

@@ -31,7 +31,8 @@ from pytest_gameeval.games.registry import get_spec
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "docs/running-evaluations.md", "docs/pytest-plugin.md", "docs/your-data.md",
         "docs/embedded-model.md", "docs/local-models.md", "docs/compare.md", "docs/versions.md", "docs/shards.md",
-        "docs/adding-a-game.md", "docs/live-apis.md", "docs/report-schema.md", "docs/history.md"]
+        "docs/adding-a-game.md", "docs/live-apis.md", "docs/report-schema.md", "docs/fresh-cases.md",
+        "docs/history.md"]
 ALL_SLOW = ("docs/embedded-model.md", "docs/local-models.md")  # every block needs the embedded model or a server
 CLONE_TOP = ("tasks", "tests", "benchmarks", "pyproject.toml")  # the fault server imports benchmarks/
 SLOW_MARKS = ("gameeval/local", "localsmol", "serve-local", "pip install", "python -m venv", "inspect view")
@@ -60,8 +61,36 @@ def shell_blocks(doc: str) -> list[str]:
 
 def env_for(workdir: Path) -> dict[str, str]:
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "PWD": str(workdir),
+    own = workdir.parent / "venv" / "bin"  # a slow doc's own venv (own_venv): what its blocks install goes there
+    path = f"{own}:{bin_dir}" if own.is_dir() else bin_dir
+    return {**os.environ, "PATH": f"{path}:{os.environ.get('PATH', '')}", "PWD": str(workdir),
             "INSPECT_LOG_DIR": str(workdir / "logs"), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def own_venv(where: Path) -> Path:
+    """A venv for one doc's slow blocks, so a block's `pip install -e ".[gemma]"` (from a clone that
+    is deleted afterwards) never lands in the venv running this suite. It sees this venv's packages
+    (its site folder added, .pth files and all, after its own), and this venv's commands are copied
+    into it with their `#!` pointing at its python, so `inspect`, `gameeval` and `pytest` run in it."""
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    python = where / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    parent = sysconfig.get_paths()["purelib"]
+    # named to sort after setuptools' __editable__ files: a package installed here is found first
+    (Path(purelib) / "zz_running_suite.pth").write_text(f"import site; site.addsitedir({parent!r})\n")
+    for script in Path(sys.executable).parent.iterdir():
+        target = where / "bin" / script.name
+        if target.exists() or not script.is_file():
+            continue
+        head = script.read_bytes()[:200]
+        if head.startswith(b"#!") and b"python" in head.split(b"\n", 1)[0]:
+            body = script.read_text(encoding="utf-8").split("\n", 1)[1]
+            target.write_text(f"#!{python}\n{body}", encoding="utf-8")
+            target.chmod(0o755)
+    return where
 
 
 def commands(block: str) -> list[str]:
@@ -110,6 +139,7 @@ def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
     workdir = tmp_path / "user"
     if slow:  # the README's install block says "from a clone of this repository": run them in one
         subprocess.run(["git", "clone", "-q", str(ROOT), str(workdir)], check=True, timeout=120)
+        own_venv(tmp_path / "venv")
     else:
         workdir.mkdir()
         for name in CLONE_TOP:
@@ -135,7 +165,7 @@ def play_doc(doc: str, tmp_path: Path, slow: bool) -> int:
 
 # quick blocks of these take over 30 s on 2 cores together: .ci/run's slow stage runs them, not the README's command
 HEAVY_QUICK = ("docs/shards.md", "docs/compare.md", "docs/running-evaluations.md", "docs/your-data.md",
-               "docs/history.md")
+               "docs/fresh-cases.md", "docs/history.md")
 
 
 @pytest.mark.parametrize("doc", [pytest.param(d, marks=pytest.mark.slow) if d in HEAVY_QUICK else d

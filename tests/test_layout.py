@@ -34,6 +34,9 @@ LAYERS = (
     ("metrics", "players"),  # statistics shared over records; implementations of engine.player.Player
     ("games",),  # rules, prompts, scripted policies, a game's metrics
     ("published",),  # the papers' own published games, read and replayed through our rules
+    # fresh cases drawn from the lexicon in the wheel, as data files in a game's format (issue 61):
+    # data, not rules, so outside every game's fingerprint
+    ("fresh",),
     # our side of inspect: the task, solver and scorer, and how a model plays a seat (decoding);
     # the model providers inspect loads (gameeval/local, gameeval/scripted)
     ("inspect_ext", "backends"),
@@ -57,21 +60,23 @@ ALLOWED = {
     "players": {"engine", "transport"},
     "games": {"engine", "metrics"},
     "published": {"engine", "metrics", "games", "players"},
-    "inspect_ext": {"engine", "transport", "metrics", "players", "games"},
+    "fresh": {"engine"},
+    "inspect_ext": {"engine", "transport", "metrics", "players", "games", "fresh"},
     "backends": {"engine", "games", "inspect_ext"},
     "analysis.verdicts": {"metrics"},
     "analysis.cost": {"engine", "players", "games", "inspect_ext", "analysis.verdicts"},
-    "analysis.report": {"engine", "metrics", "players", "games", "analysis.verdicts", "analysis.cost"},
+    "analysis.report": {"engine", "metrics", "players", "games", "fresh", "analysis.verdicts", "analysis.cost"},
     "analysis.rejudge": {"engine", "players", "games", "published", "analysis.report"},
-    "analysis.rankings": {"engine", "metrics", "players", "games", "inspect_ext", "backends", "analysis.verdicts",
-                          "analysis.cost", "analysis.report"},
+    "analysis.rankings": {"engine", "metrics", "players", "games", "fresh", "inspect_ext", "backends",
+                          "analysis.verdicts", "analysis.cost", "analysis.report"},
     "analysis.history": {"engine", "games", "analysis.verdicts", "analysis.report", "analysis.rejudge"},
     # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
-    "pytest_plugin": {"engine", "transport", "metrics", "games", "inspect_ext", "backends", "analysis.verdicts",
-                      "analysis.cost", "analysis.report", "analysis.history"},
+    "pytest_plugin": {"engine", "transport", "metrics", "games", "fresh", "inspect_ext", "backends",
+                      "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.history"},
     "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis.cost", "analysis.report"},
-    "cli": {"engine", "transport", "metrics", "games", "published", "inspect_ext", "backends", "analysis.verdicts",
-            "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings", "analysis.history",
+    "cli": {"engine", "transport", "metrics", "games", "published", "fresh", "inspect_ext", "backends",
+            "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings",
+            "analysis.history",
             "pytest_plugin", "arena"},
 }
 # (importer, imported) -> (the modules it may import, why): the arrows that do not point down.

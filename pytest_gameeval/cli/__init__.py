@@ -35,6 +35,16 @@ COMMANDS = {
         "compare A B: two models on the same cases, seeds and opponents; per game the paired difference of the "
         "headline and a verdict (JSON, markdown, PNG)",
     ),
+    "contamination": (
+        _run("contamination"),
+        "contamination MODEL: the model on published cases and on fresh ones matched by difficulty; per game the "
+        "headline gap with its interval and a verdict (memorisation signal, no signal, undecided)",
+    ),
+    "fresh": (
+        _run("fresh"),
+        "fresh show GAME: a fresh case set (play it with -T data=fresh:SEED); fresh difficulty: each game's "
+        "difficulty measures, published list vs fresh set",
+    ),
     "rank-correlate": (
         _run("rank_correlate"),
         "Kendall's tau and RBO between our model ranking and an external leaderboard",
@@ -115,5 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.command][0](argv[1:] + rest)
     except GameEvalError as e:
         print(f"gameeval: error: {e}", file=sys.stderr)
+        return 2
+    except MemoryError:  # input larger than the limits foresaw: still one line, not a traceback
+        print(f"gameeval: error: {args.command}: out of memory (an input too large for this machine)", file=sys.stderr)
         return 2
 

@@ -12,8 +12,8 @@ import sys
 from pytest_gameeval.analysis.report.records import read_records
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import write_text
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.safe_io import write_text
 from pytest_gameeval.games.spygame.bias_plot import write_bias_plot
 from pytest_gameeval.games.spygame.metrics import ALPHA, bias_by_model
 

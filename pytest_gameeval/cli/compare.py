@@ -22,6 +22,7 @@ from pytest_gameeval.analysis.verdicts.table import markdown
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
+from pytest_gameeval.engine.safe_io import refuse_output_among_inputs, write_text
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
@@ -103,6 +104,8 @@ def main(argv: list[str]) -> int:
     a, b = canonical_model_name(args.a.strip()), canonical_model_name(args.b.strip())
     names = {"A": a, "B": b}
     out = Path(args.out)
+    if args.cost_config:  # the price table read is never one of the files written
+        refuse_output_among_inputs([out / f"compare.{x}" for x in ("json", "md", "png")], [args.cost_config])
     log_dir = out / "logs"
     metrics = gate_metric_option(args.metric)
     task_args = dict(key_value_pairs(args.task_args, "-T", allow_empty_value=True))
@@ -147,11 +150,11 @@ def main(argv: list[str]) -> int:
 
 def _write(out: Path, result: dict[str, Any], a: str, b: str, *, alpha: float, tolerance: float) -> str:
     """compare.json, compare.md and compare.png in `out`; returns the markdown table."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "compare.json").write_text(json.dumps(clean(result), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    # each file whole or absent; a full disk is one line naming the file (engine/safe_io.py)
+    write_text(out / "compare.json", json.dumps(clean(result), indent=1, allow_nan=False) + "\n", "compare output")
     text = markdown(result["games"], a, b, sides=("A", "B"), note=(
         f"A = `{a}`, B = `{b}`; change = B − A. Paired where both played the same cases with the same seeds "
         f"(exact McNemar for 0/1 values, paired t otherwise), alpha={alpha} two-sided, tolerance=±{tolerance}."))
-    (out / "compare.md").write_text(text + "\n", encoding="utf-8")
+    write_text(out / "compare.md", text + "\n", "compare output")
     write_plot(result, out / "compare.png")
     return text

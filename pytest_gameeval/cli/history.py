@@ -54,7 +54,8 @@ def _parser() -> CommandParser:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    store = RunStore(args.storage if "://" in args.storage else Path(args.storage).expanduser())
+    # a folder named absolute in every message: run from elsewhere than pytest's rootdir, it says where it looked
+    store = RunStore(args.storage if "://" in args.storage else Path(args.storage).expanduser().absolute())
     if args.action == "add":
         return _add(store, Path(args.path), args.name)
     if args.action == "show":
@@ -63,7 +64,7 @@ def main(argv: list[str]) -> int:
     _outside_store(store, getattr(args, "plot", None), "--plot")
     runs = _select(store, args)
     if args.action == "list":
-        return _emit(_list(runs, args.format), args.output)
+        return _emit(_list(runs, args.format, store.label), args.output)
     return _compare(store, runs, args)
 
 
@@ -93,7 +94,7 @@ def _outside_store(store: RunStore, path: str | None, what: str) -> None:
 
 def _emit(text: str, output: str | None) -> int:
     if output:
-        from pytest_gameeval.engine.files import write_text
+        from pytest_gameeval.engine.safe_io import write_text
 
         try:
             write_text(output, text)
@@ -114,7 +115,7 @@ def _headlines(run: StoredRun) -> str:
     return "; ".join(out)
 
 
-def _list(runs: list[StoredRun], fmt: str) -> str:
+def _list(runs: list[StoredRun], fmt: str, where: str) -> str:
     rows = [{"id": r.id, "name": r.name, "created": r.meta.get("created"), "commit": r.commit, "model": r.model,
              "games": ",".join(sorted(r.meta["games"])), "gate": (r.meta.get("gate") or {}).get("verdict") or "",
              "headlines": _headlines(r)} for r in runs]
@@ -125,7 +126,8 @@ def _list(runs: list[StoredRun], fmt: str) -> str:
     lines = ["| id | name | date | commit | model | gate | headlines |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['id']} | {r['name']} | {r['created']} | {r['commit']} | {r['model']} | {r['gate']} | "
               f"{r['headlines']} |" for r in rows]
-    return "\n".join(lines) + f"\n\n{len(rows)} stored run{'s' if len(rows) != 1 else ''}\n"
+    # the store named: run from another folder than pytest's rootdir, an empty list says where it looked
+    return "\n".join(lines) + f"\n\n{len(rows)} stored run{'s' if len(rows) != 1 else ''} in {where}\n"
 
 
 def _csv(rows: list[dict[str, Any]], columns: list[str]) -> str:
@@ -187,8 +189,10 @@ def _compare(store: RunStore, runs: list[StoredRun], args: Any) -> int:
 def _add(store: RunStore, path: Path, name: str) -> int:
     from pytest_gameeval.analysis.history.from_logs import is_report_file
     from pytest_gameeval.analysis.history.meta import meta_of
+    from pytest_gameeval.analysis.history.store import check_name
     from pytest_gameeval.analysis.report.file import check_records_pair, read_report
 
+    check_name(name, "--name")
     if not path.exists():
         raise GameEvalError(f"history add: no such file or folder {path}")
     if is_report_file(path):

@@ -21,11 +21,11 @@ from typing import Callable
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.events import HOST_MSG, SPEECH, Event
-from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.game import Seat
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
 from pytest_gameeval.engine.record import write_records
+from pytest_gameeval.engine.safe_io import atomic_write
 from pytest_gameeval.games.arena.person import outcome_for_the_person, turn_counter
 from pytest_gameeval.games.arena.rules import CLASSIFY, USER_ROLE
 

@@ -14,7 +14,7 @@ from pytest_gameeval.analysis.rankings.leaderboard import (
     render_markdown,
 )
 from pytest_gameeval.cli.parser import CommandParser
-from pytest_gameeval.engine.files import write_text
+from pytest_gameeval.engine.safe_io import write_text
 
 
 def main(argv: list[str]) -> int:

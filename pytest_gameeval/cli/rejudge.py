@@ -12,9 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.analysis.rejudge.report import default_out, read_input, rejudge_records, rejudge_report
-from pytest_gameeval.analysis.report.file import clean, records_seal, write_jsonl_atomic
+from pytest_gameeval.analysis.report.file import (
+    clean,
+    records_beside,
+    records_path_for,
+    records_seal,
+    write_jsonl_atomic,
+)
 from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.cli.parser import CommandParser
+from pytest_gameeval.engine.safe_io import refuse_output_among_inputs
 from pytest_gameeval.published.fidelity import is_published, measure
 
 
@@ -73,7 +80,14 @@ def main(argv: list[str]) -> int:
         measured = measure(source)
         print(json.dumps(clean(measured), indent=1) if args.json else "\n".join(published_lines(measured)))
         return 0
+    out = args.out or default_out(source)
+    # a re-judged report written over its source (or its records) would lose them
+    if source.suffix == ".json" and source.exists():
+        refuse_output_among_inputs([out, records_path_for(out)], [source], "gameeval rejudge: --out")
     report, records = read_input(source)
+    if report is not None:
+        refuse_output_among_inputs([out, records_path_for(out)], [records_beside(report, source)],
+                                   "gameeval rejudge: --out")
     if report is None:
         result = rejudge_records(records)
         games, new_records = result["games"], result["records"]
@@ -81,17 +95,16 @@ def main(argv: list[str]) -> int:
     else:
         new_report, new_records = rejudge_report(report, records, str(source))
         games = {name: g["rejudged"] for name, g in new_report["games"].items()}
-        out = args.out or default_out(source)
-        new_report["run"] = {**new_report.get("run", {}), "records": out.with_suffix(".records.jsonl").name}
-        write_jsonl_atomic(out.with_suffix(".records.jsonl"), [r.to_dict() for r in new_records])
-        new_report["run"].update(records_seal(out.with_suffix(".records.jsonl")))
+        new_report["run"] = {**new_report.get("run", {}), "records": records_path_for(out).name}
+        write_jsonl_atomic(records_path_for(out), [r.to_dict() for r in new_records])
+        new_report["run"].update(records_seal(records_path_for(out)))
         write_report(out, new_report)
     if args.json:
         print(json.dumps(clean({"games": games, "report": str(out) if out else None}), indent=1))
     else:
         print("\n".join(summary_lines(games)))
         if out:
-            print(f"re-judged report: {out} (records: {out.with_suffix('.records.jsonl').name})")
+            print(f"re-judged report: {out} (records: {records_path_for(out).name})")
     return 0
 
 

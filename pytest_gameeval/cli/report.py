@@ -33,13 +33,14 @@ def main(argv: list[str]) -> int:
         raise GameEvalError("--alpha must be between 0 and 1")
     if args.tolerance < 0:
         raise GameEvalError("--tolerance must not be negative")
-    result = diff_reports(read_report(args.old), read_report(args.new), alpha=args.alpha, tolerance=args.tolerance,
+    old, new = read_report(args.old), read_report(args.new)  # each read (and its records hashed) once
+    result = diff_reports(old, new, alpha=args.alpha, tolerance=args.tolerance,
                           metrics=gate_metric_option(args.metric),
                           allow_structured_mismatch=args.allow_structured_mismatch,
                           allow_version_change=args.allow_version_change)
     from pytest_gameeval.analysis.cost.report import cost_diff, cost_diff_lines  # what each run cost (issue 46)
 
-    result["cost"] = cost_diff(read_report(args.old), read_report(args.new))
+    result["cost"] = cost_diff(old, new)
     if args.format == "json":
         json.dump(clean(result), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")

@@ -65,7 +65,11 @@ def _wilson(scores: list[SampleScore]) -> tuple[float, float]:
         return float("nan"), float("nan")
     if any(v not in (0.0, 1.0) for v in values):
         low, high = t_interval(values)["ci"]
-        return (float("nan"), float("nan")) if low is None else (float(low), float(high))
+        if low is None:
+            return float("nan"), float("nan")
+        if all(0.0 <= v <= 1.0 for v in values):  # a rate reduced over --epochs (0.5): its mean lies in [0, 1]
+            return max(0.0, float(low)), min(1.0, float(high))
+        return float(low), float(high)
     ci = stats.binomtest(round(sum(values)), len(values)).proportion_ci(method="wilson")
     return float(ci.low), float(ci.high)
 

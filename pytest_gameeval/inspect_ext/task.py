@@ -15,6 +15,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.given_options import check_given
 from pytest_gameeval.engine.progress import progress_seconds
 from pytest_gameeval.engine.user_data import check_no_blank_words
+from pytest_gameeval.fresh.resolve import is_fresh, resolve_data
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers its inspect hooks)
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
@@ -35,9 +36,11 @@ def _user_path(given: str) -> str:
 
 
 def game_task(game: str, **task_args: Any) -> Task:
-    if task_args.get("data"):
-        task_args["data"] = _user_path(str(task_args["data"]))
     try:
+        if is_fresh(task_args.get("data")):  # fresh:SEED -> the fresh set's file (docs/fresh-cases.md)
+            task_args["data"] = resolve_data(game, task_args["data"])
+        elif task_args.get("data"):
+            task_args["data"] = _user_path(str(task_args["data"]))
         spec = get_spec(game)
         given = {k: v for k, v in task_args.items() if v is not None}
         check_given(spec.options_class.declared(), given)  # -T max_rounds=1.5, limit=-1: one line, as the plugin

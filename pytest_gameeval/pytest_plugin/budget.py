@@ -20,13 +20,14 @@ from typing import Any, Callable
 
 from pytest_gameeval.analysis.cost.prices import PriceTable, case_cost, usd
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.safe_io import beside
 
 BUDGET_REASON = "budget"
 POLL_SECONDS = 0.5  # how often a game that does not fit looks again while others run
 
 
 def ledger_path(report_path: Path) -> Path:
-    return report_path.with_suffix(".spend.sqlite")
+    return beside(report_path, ".spend.sqlite")
 
 
 def record_cost(record: Any, table: PriceTable) -> float | None:

@@ -13,6 +13,7 @@ so (`gate.verdict` in its meta.json), and is passed over when `latest` picks a b
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -49,8 +50,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def storage_of(config: pytest.Config) -> str:
-    """The store's URL, or its folder (relative ones to the rootdir, like the report)."""
-    given = str(option_value(config, "gameeval_storage") or "").strip()
+    """The store's URL, or its folder (relative ones to the rootdir, like the report): the option or
+    ini key, else $GAMEEVAL_STORAGE, the store `gameeval history` reads by default (one variable set
+    in CI must point both at one store), else .gameeval."""
+    given = str(option_value(config, "gameeval_storage") or os.environ.get("GAMEEVAL_STORAGE") or "").strip()
+    given = given.removeprefix("file://")  # a local folder however written: relative to the rootdir, checked as one
     if "://" in given:
         return given
     path = Path(given or ".gameeval").expanduser()
@@ -84,6 +88,9 @@ def stored_baseline(state: GameEvalState) -> str | None:
     if (save_name(config) is not None or ref) and not state.is_worker:
         _report_outside_store(state)
     if save_name(config) is not None and not state.is_worker:
+        from pytest_gameeval.analysis.history.store import check_name
+
+        check_name(save_name(config) or "", "--gameeval-save")
         _check_writable(config)
     if not ref:
         return None
@@ -102,7 +109,8 @@ def stored_baseline(state: GameEvalState) -> str | None:
                                 "structured": expected_decoding(p.spec, p.options, settings)}
                          for name, p in state.plans.items()}}
     store = _store(config)
-    choice = choose(store, ref, preview, allow_version_change=settings.gate.allow_version_change)
+    choice = choose(store, ref, preview, allow_version_change=settings.gate.allow_version_change,
+                    allow_missing=settings.gate.allow_missing)
     state.notes.append(choice.line)
     config.stash[CHOSEN] = choice.run.id if choice.run is not None else ""
     if choice.run is None:
@@ -155,6 +163,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         why = "the provider stopped the run" if session.exitstatus == PROVIDER_FAILED else "no game was played"
         session.config.stash[SAVED] = f"not saved to the history store: {why} (nothing measured)"
         return
+    lost = _games_lost(state.report["cases"])
+    if lost:  # a run cut short under xdist writes a report, but it is not the release's measurement
+        session.config.stash[SAVED] = f"not saved to the history store: {lost}: a run cut short is not stored " \
+                                      "(rerun to play them all)"
+        return
     from pytest_gameeval.analysis.history.meta import meta_of
 
     try:
@@ -167,6 +180,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     named = f" (name '{name}')" if name else ""
     session.config.stash[SAVED] = f"saved: run {run_id}{named} in {store.label}"
+
+
+def _games_lost(cases: list[dict[str, Any]]) -> str:
+    """The games this run meant to play and lost ("" none): cut by --timeout under xdist, or in
+    flight on a worker that crashed. Stored, such a run would be the newest and the next baseline."""
+    from pytest_gameeval.pytest_plugin.report_writer import TIMEOUT_CUT, WORKER_CRASHED
+
+    cut = sum(str(c.get("reason", "")).startswith(TIMEOUT_CUT) for c in cases)
+    crashed = sum(c.get("reason") == WORKER_CRASHED for c in cases)
+    bits = [f"{cut} {'game' if cut == 1 else 'games'} cut by --timeout"] if cut else []
+    bits += [f"{crashed} {'game' if crashed == 1 else 'games'} lost with a crashed xdist worker"] if crashed else []
+    return ", ".join(bits)
 
 
 @pytest.hookimpl(trylast=True)  # after the gameeval section's lines

@@ -13,13 +13,14 @@ start, so `--co`, `--help` or a run of other games lose nothing.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
-import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.safe_io import OutputError, append_line, beside, open_regular, write_lines
 
 # why a journalled game was not reused, by the first part of its identity that differs
 REASONS = {
@@ -30,15 +31,16 @@ REASONS = {
     "dataset": "other data",
     "options": "other game options",
 }
+MAX_LINE_BYTES = 64 * 1024 * 1024  # as for records files: far above any game's record
 OLDER_JOURNAL = "journalled by an older pytest-gameeval"
 
 
 def journal_path(report_path: Path, process: str) -> Path:
-    return report_path.with_name(f"{report_path.stem}.journal-{process}.jsonl")
+    return beside(report_path, f".journal-{process}.jsonl")
 
 
 def journal_files(report_path: Path) -> list[Path]:
-    return sorted(report_path.parent.glob(f"{report_path.stem}.journal-*.jsonl"))
+    return sorted(report_path.parent.glob(f"{glob.escape(report_path.name)}.journal-*.jsonl"))
 
 
 def _digest(value: Any) -> str:
@@ -91,16 +93,31 @@ class Journal:
 
     def append(self, case: str, options: dict[str, Any], record: dict[str, Any], scores: dict[str, Any],
                identity: dict[str, Any] | None = None) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self._mended:
-            self._mend()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._mended:
+                self._mend()
+        except OSError as e:
+            raise OutputError(f"{self.path}: cannot write the journal ({e.strerror or e})") from None
         entry = {"case": case, "options": options, "identity": identity, "run": self.run,
                  "record": record, "scores": scores}
-        line = json.dumps(entry, allow_nan=True)
-        with open(self.path, "a", encoding="utf-8") as f:  # one whole line per game
-            f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())  # a finished game survives a kill of the machine's process, not just ours
+        # one whole fsynced line per game: a finished game survives a kill of the machine, not just ours;
+        # a full disk is an OutputError naming the journal (the runner stops the run on it)
+        append_line(self.path, json.dumps(entry, allow_nan=True), "the journal")
+
+
+def journal_lines(path: Path) -> Iterator[bytes]:
+    """A journal's lines, one at a time (a journal of many games is never held whole); a FIFO or a
+    line over MAX_LINE_BYTES is one error naming FILE[:LINE]."""
+    try:
+        with open_regular(path, "rb", "the journal") as f:
+            for number, line in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
+                if len(line) > MAX_LINE_BYTES:
+                    raise GameEvalError(f"{path}:{number}: a line of over {MAX_LINE_BYTES // 2**20} MB is not a "
+                                        "journalled game")
+                yield line
+    except OSError as e:
+        raise GameEvalError(f"{path}: cannot read the journal ({e.strerror or e})") from None
 
 
 def load_journal(report_path: Path) -> dict[str, list[dict[str, Any]]]:
@@ -108,11 +125,7 @@ def load_journal(report_path: Path) -> dict[str, list[dict[str, Any]]]:
     replays); a journal that cannot be read at all is one error line."""
     done: dict[str, list[dict[str, Any]]] = {}
     for path in journal_files(report_path):
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError as e:
-            raise GameEvalError(f"{path}: cannot read the journal ({e.strerror or e})") from None
-        for line in lines:
+        for line in journal_lines(path):
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:
@@ -130,9 +143,9 @@ def clear_journal(report_path: Path, reported: set[str]) -> list[Path]:
     file + rename). The files kept are returned."""
     kept = []
     for path in journal_files(report_path):
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+        try:  # read as every journal is (journal_lines: a regular file, lines of a bounded size)
+            lines = [line.decode("utf-8", "replace").rstrip("\r\n") for line in journal_lines(path)]
+        except GameEvalError:
             kept.append(path)
             continue
         rest = [line for line in lines if not _reported(line, reported)]
@@ -141,9 +154,7 @@ def clear_journal(report_path: Path, reported: set[str]) -> list[Path]:
             continue
         kept.append(path)
         if len(rest) < len(lines):
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text("".join(line + "\n" for line in rest), encoding="utf-8")
-            os.replace(tmp, path)
+            write_lines(path, (line + "\n" for line in rest), "the journal")  # whole or not at all, fsynced
     return kept
 
 

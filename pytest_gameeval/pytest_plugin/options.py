@@ -13,6 +13,7 @@ import pytest
 from pytest_gameeval.backends.local_weights import canonical_local_model
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
+from pytest_gameeval.fresh.resolve import is_fresh
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
 from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
@@ -260,7 +261,8 @@ def _data_overrides(config: pytest.Config) -> list[tuple[str, str]]:
             raise GameEvalError(
                 f"--gameeval-data {game}={file}: unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"
             )
-        out.append((f"{game}.data", str(base / Path(file).expanduser())))
+        # fresh:SEED names a fresh case set (docs/fresh-cases.md), not a file: Settings.game_options draws it
+        out.append((f"{game}.data", file.strip() if is_fresh(file) else str(base / Path(file).expanduser())))
     return out
 
 

@@ -3,30 +3,34 @@ length. A second run on the same path is refused before it touches anything of t
 journal, its budget ledger, its report); a lock left by a process that no longer runs (kill -9)
 is taken over with one line. Only the process that owns the session (xdist controller, or the single
 process) takes it; its workers write under it.
+
+Ownership is the kernel's `flock` on the lock file, not the file's existence: the kernel drops it
+when its process dies, however it dies, and gives it to one process only, so a takeover can never
+leave two holders (reading a dead holder's pid, deleting its file and creating one's own was three
+steps, and three runs starting at once over a stale lock all held it). The pid, host and start time
+written into the file are for the messages only.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import socket
-import time
 from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
-
-# a lock file still empty this many seconds after it was made was left by a run killed between
-# creating and writing it; a younger one may be another run that is writing it right now
-EMPTY_LOCK_GRACE_SECONDS = 10.0
+from pytest_gameeval.engine.safe_io import OutputError, beside
 
 
 def lock_path(report_path: Path) -> Path:
-    return report_path.with_name(report_path.name + ".lock")
+    return beside(report_path, ".lock")
 
 
 def _started(pid: int) -> float | None:
-    """When the process started (so a recycled pid is not taken for the lock's owner)."""
+    """When the process started (said in the lock, so a message can name the run)."""
     import psutil
 
     try:
@@ -35,66 +39,91 @@ def _started(pid: int) -> float | None:
         return None
 
 
-def _holder(path: Path) -> dict[str, Any] | None:
+def _holder(fd: int) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("pid"), int) else None
 
 
-def _alive(holder: dict[str, Any]) -> bool:
-    if holder.get("host") != socket.gethostname():
-        return True  # another machine's run (a shared disk): we cannot tell, so it holds
-    started = _started(holder["pid"])
-    return started is not None and abs(started - float(holder.get("started") or 0)) < 1.0
+def _same_inode(fd: int, path: Path) -> bool:
+    """The file we locked is still the one at `path` (its holder may have deleted it on release
+    between our open and our flock: then that lock guards nothing, and we open again)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 class ReportLock:
     def __init__(self, report_path: Path):
         self.report_path = report_path
         self.path = lock_path(report_path)
-        self.owned = False
+        self.fd: int | None = None
+
+    @property
+    def owned(self) -> bool:
+        return self.fd is not None
 
     def acquire(self) -> str | None:
-        """Take the lock; a line to show when a stale lock was taken over, else None. A live
-        holder is a GameEvalError naming it."""
-        note = None
-        for _ in range(3):
+        """Take the lock; a line to show when a dead run's lock was taken over, else None. A live
+        holder is a GameEvalError naming it; a lock that cannot be written (a full or read-only
+        disk) an OutputError, and no lock file of ours is left."""
+        for _ in range(20):
+            fd = self._open()
             try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                note = self._stale_or_refuse()
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _holder(fd)
+                os.close(fd)
+                raise GameEvalError(self._held_by(holder)) from None
+            if not _same_inode(fd, self.path):
+                os.close(fd)
                 continue
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"pid": os.getpid(), "host": socket.gethostname(), "started": _started(os.getpid())}, f)
-            self.owned = True
-            return note
+            return self._own(fd)
         raise GameEvalError(f"--gameeval-report {self.report_path}: could not take its lock {self.path}")
 
-    def _stale_or_refuse(self) -> str:
-        holder = _holder(self.path)
+    def _open(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise OutputError(f"{self.path}: cannot write the report's lock ({e.strerror or e})") from None
+
+    def _held_by(self, holder: dict[str, Any] | None) -> str:
         if holder is None:
-            try:
-                age = time.time() - self.path.stat().st_mtime
-            except FileNotFoundError:
-                return ""
-            if age < EMPTY_LOCK_GRACE_SECONDS:
-                raise GameEvalError(f"--gameeval-report {self.report_path}: another run is starting on this "
-                                    f"report (lock {self.path}); give each run its own --gameeval-report")
-            who = "an unreadable lock"
-        elif _alive(holder):
-            raise GameEvalError(
-                f"--gameeval-report {self.report_path}: another run (pid {holder['pid']} on {holder.get('host')}) "
+            return (f"--gameeval-report {self.report_path}: another run is starting on this report (lock "
+                    f"{self.path}); give each run its own --gameeval-report")
+        return (f"--gameeval-report {self.report_path}: another run (pid {holder['pid']} on {holder.get('host')}) "
                 f"is writing this report (lock {self.path}); wait for it to end or give another --gameeval-report")
-        else:
-            who = f"the lock of pid {holder['pid']}, which no longer runs"
-        self.path.unlink(missing_ok=True)
+
+    def _own(self, fd: int) -> str | None:
+        """Ours now: whatever the file says was written by a run that no longer holds it."""
+        before = _holder(fd)
+        stale = os.fstat(fd).st_size > 0
+        me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": _started(os.getpid())})
+        try:
+            os.ftruncate(fd, 0)
+            if os.pwrite(fd, me.encode(), 0) != len(me.encode()):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            os.fsync(fd)
+        except OSError as e:  # a full disk: no lock of ours is left behind (a 0-byte one would outlive us)
+            self.path.unlink(missing_ok=True)
+            os.close(fd)
+            raise OutputError(f"{self.path}: cannot write the report's lock ({e.strerror or e})") from None
+        self.fd = fd
+        if not stale:
+            return None
+        who = f"the lock of pid {before['pid']}, which no longer runs" if before else "an unreadable lock"
         return f"gameeval: took over {who} ({self.path}): its run was killed"
 
     def release(self) -> None:
-        if self.owned:
-            self.owned = False
-            holder = _holder(self.path)
-            if holder is not None and holder.get("pid") == os.getpid():
-                self.path.unlink(missing_ok=True)
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            try:
+                if _same_inode(fd, self.path):
+                    self.path.unlink(missing_ok=True)  # while still held: no one can lock it in between
+            finally:
+                os.close(fd)

@@ -17,6 +17,7 @@ from pytest_gameeval import __version__
 from pytest_gameeval.analysis.verdicts.game import gate_failures, no_played_game
 from pytest_gameeval.analysis.verdicts.table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.safe_io import beside
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
 from pytest_gameeval.pytest_plugin.journal import clear_journal
@@ -50,12 +51,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.is_worker:
         session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
         return
+    payloads = state.merged if state.is_controller else [_local_payload(state)]
+    if _not_kept(session, state, payloads):
+        return
     state.stopped = state.stopped or str(session.shouldfail or session.shouldstop or "")  # -x, --maxfail, --sw
     # killed (Ctrl-C, SIGTERM from CI): keep the journal
     if exitstatus == pytest.ExitCode.INTERRUPTED and not _stopped_by_pytest(state):
         _say_interrupted(session, state)
         return
-    payloads = state.merged if state.is_controller else [_local_payload(state)]
     if not any(p["cases"] for p in payloads) and not _broken_and_selected(state, session):
         return  # no game case ran (deselected or skipped): nothing to report
     try:
@@ -70,6 +73,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
 
         session.exitstatus = PROVIDER_FAILED
+
+
+def _not_kept(session: pytest.Session, state: GameEvalState, payloads: list[dict[str, Any]]) -> bool:
+    """A finished game the journal could not keep (a full disk) stopped the run: no report (it could
+    not be written either, and would hold only some games), one line, exit 3, the journal kept."""
+    from pytest_gameeval.pytest_plugin.journal import journal_files, load_journal
+    from pytest_gameeval.pytest_plugin.runner import NOT_KEPT
+
+    causes = [c["reason"][len(NOT_KEPT):] for p in payloads for c in p["cases"]
+              if str(c.get("reason") or "").startswith(NOT_KEPT)]
+    if not causes:
+        return False
+    report_path = report_path_of(state)
+    kept = len(load_journal(report_path))
+    where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
+    session.config.get_terminal_writer().line(
+        f"\ngameeval: error: {causes[0]}; the run stopped, no report written; {kept} finished "
+        f"{'game' if kept == 1 else 'games'} kept in {where}; free space, then run the same command with "
+        "--gameeval-resume to play only the rest", red=True)
+    session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+    return True
 
 
 def _stopped_by_pytest(state: GameEvalState) -> bool:
@@ -87,7 +111,9 @@ def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
     report_path = report_path_of(state)
     kept = len(load_journal(report_path))
     where = ", ".join(str(p) for p in journal_files(report_path)) or "no journal"
-    how = f"timed out ({state.timed_out})" if state.timed_out else "interrupted"  # timeouts.py: pytest-timeout
+    how = "interrupted"
+    if state.timed_out:  # timeouts.py: pytest-timeout; xdist_stall.py: a controller no worker can help
+        how = state.timed_out if state.timed_out.startswith("xdist stalled") else f"timed out ({state.timed_out})"
     if not kept:  # nothing to resume from: say so, not "0 finished games kept in no journal"
         session.config.get_terminal_writer().line(
             f"\ngameeval: {how}: no report written; no game had finished, nothing kept; run the same command "
@@ -195,7 +221,7 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
     the session's pass/fail (game_verdict.gate_failures decides it)."""
     if state.baseline is None:
         return None
-    from pytest_gameeval.analysis.report.file import incomparable, rejudged_notes, version_changes
+    from pytest_gameeval.analysis.report.file import fresh_notes, incomparable, rejudged_notes, version_changes
     from pytest_gameeval.analysis.verdicts.gate import missing_game  # lazy: scipy
 
     settings, baseline = state.settings, state.baseline
@@ -227,6 +253,8 @@ def _gate_summary(state: GameEvalState, games: dict[str, Any], gates: dict[str, 
         "version_changes": version_changes(baseline, {"games": games}, compared),
         # games whose baseline was re-judged by the installed rules (gameeval rejudge): said on the verdict line
         "rejudged": rejudged_notes(baseline, compared),
+        # games on fresh cases of another seed than the baseline's: other cases, compared unpaired
+        "fresh": fresh_notes(baseline, {"games": games}, compared),
         "allow_missing": settings.gate.allow_missing,
         "tolerance": settings.gate.tolerance, "alpha": settings.gate.alpha, "beta": settings.gate.beta,
         "looks": settings.gate.looks,
@@ -274,7 +302,7 @@ def _report(state: GameEvalState, games: dict[str, Any], ordered: list[dict[str,
                 "resumed": bool(option_value(state.config, "gameeval_resume")),
                 "reused_from_journal": sum(str(c.get("reason", "")).startswith("resumed") for c in ordered),
                 "not_reused_from_journal": state.not_reused,
-                "python": sys.version.split()[0], "records": report_path.with_suffix(".records.jsonl").name},
+                "python": sys.version.split()[0], "records": beside(report_path, ".records.jsonl").name},
         "games": games,
         "cases": ordered,
         "gate": gate,
@@ -358,7 +386,7 @@ def write_session_report(state: GameEvalState, payloads: list[dict[str, Any]]) -
     from pytest_gameeval.analysis.report.schema import write_report  # checked against the shipped JSON Schema
 
     attach_verdicts(report)  # each game's entry carries its gate verdict
-    records_path = report_path.with_suffix(".records.jsonl")
+    records_path = beside(report_path, ".records.jsonl")
     write_jsonl_atomic(records_path, [records[k] for k in sorted(records)])
     report["run"].update(records_seal(records_path))  # the pair is one unit: readers check the seal
     write_report(report_path, report)

@@ -31,6 +31,7 @@ from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.replies import decoding_label
+from pytest_gameeval.engine.safe_io import OutputError
 from pytest_gameeval.engine.seating import REFERENCE, SELF_PLAY, Seating, played_as
 from pytest_gameeval.engine.spec import EVALUATED, GameSpec, Row
 from pytest_gameeval.engine.user_data import check_no_blank_words
@@ -43,6 +44,7 @@ from pytest_gameeval.transport import heap, preload
 from pytest_gameeval.transport.provider import RETRY_MODEL_ARGS, retry_config
 
 RESUMED_REASON = "resumed: finished by an earlier, interrupted run (journal)"
+NOT_KEPT = "not played: the run stopped: a finished game could not be kept: "  # report_writer reads it back
 HANDED_OVER_REASON = "handed over: finished by an xdist worker of this run that then crashed (journal)"
 NO_MODEL_FOR_ROLE = "gameeval: no model to play model role '{role}' (give --gameeval-model=PROVIDER/MODEL)"
 
@@ -333,6 +335,7 @@ class Runner:
         self.gates: dict[str, GameGate] = {}
         self._loop: asyncio.Runner | None = None
         self.journal: Any = None  # journal.Journal: finished games are appended as they end
+        self.storage_failed: str | None = None  # the journal could not be written (a full disk): the run stops
         self.resumed: dict[str, list[dict[str, Any]]] = {}  # case name -> journal entries (journal.load_journal)
         self.reused: list[str] = []  # cases taken from the journal instead of played
         self.not_reused: dict[str, int] = {}  # why journalled games were not reused -> how many cases
@@ -383,6 +386,21 @@ class Runner:
             self.not_reused[reasons[0]] = self.not_reused.get(reasons[0], 0) + 1
         return None
 
+    def _journalled(self, case: Case, record: dict[str, Any] | None, scores: dict[str, Any]) -> bool:
+        """The finished game (its record as a dict, made once: CaseResult.record_as_dict) appended to the
+        journal; False on a full disk, which stops the run (no game more is started, report_writer ends
+        it in one line)."""
+        try:
+            self.journal.append(case.name, case.options.as_dict(), record, scores,
+                                self.identities.get(case.game))
+        except OutputError as e:
+            self.storage_failed = self.storage_failed or str(e)
+            return False
+        return True
+
+    def not_kept(self) -> str:
+        return f"{NOT_KEPT}{self.storage_failed}"
+
     async def _play_one(
         self, case: Case, sem: asyncio.Semaphore, overrides: dict[str, Any] | None = None
     ) -> CaseResult:
@@ -395,6 +413,8 @@ class Runner:
                 self.spend.reused(case, resumed.record)
             return resumed
         async with sem:
+            if self.storage_failed is not None:  # nothing more is played once a finished game could not be kept
+                return CaseResult(case, "not played", reason=self.not_kept())
             if self.provider_stop.cause is not None:  # no more games spent on a provider that cannot answer
                 return CaseResult(case, "not played", reason=self.provider_stop.not_played())
             if self.spend is not None and not overrides and (refused := await self.spend.refuse(case)) is not None:
@@ -434,9 +454,9 @@ class Runner:
             if tally is not None:
                 tally.game_finished(record.label, scores)
             played = CaseResult(case, "played", record, scores)
-            if self.journal is not None and not overrides:
-                self.journal.append(case.name, case.options.as_dict(), played.record_as_dict(), scores,
-                                    self.identities.get(case.game))
+            journal = self.journal is not None and not overrides
+            if journal and not self._journalled(case, played.record_as_dict(), scores):
+                return CaseResult(case, "not played", reason=self.not_kept())
             if self.spend is not None and not overrides:
                 self.spend.settle(case, record)
             played.seconds = time.perf_counter() - start

@@ -11,6 +11,7 @@ import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, without_terminal
+from pytest_gameeval.engine.safe_io import OutputError
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.pytest_plugin.options import option_value, rootdir_moved, settings_from_config
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
@@ -38,6 +39,8 @@ def pytest_configure(config: pytest.Config) -> None:
         state.in_selection = games_in_selection(config)
         if settings.model and state.in_selection:  # else: the user's own tests only, no game item
             _prepare(state)
+    except OutputError as e:  # the disk, not the user: the documented exit code of a report not written
+        pytest.exit(f"gameeval: error: {e}", returncode=pytest.ExitCode.INTERNAL_ERROR)
     except GameEvalError as e:
         raise pytest.UsageError(f"gameeval: {e}") from None
     if config.pluginmanager.hasplugin("xdist"):
@@ -107,7 +110,8 @@ def _prepare(state: GameEvalState) -> None:
                           for name, plan in state.plans.items()}
     from pytest_gameeval.pytest_plugin.history import stored_baseline  # --gameeval-compare: from the store
 
-    baseline = option_value(state.config, "gameeval_baseline") or stored_baseline(state)
+    stored = stored_baseline(state)  # always: it refuses --gameeval-baseline beside it and checks the store
+    baseline = option_value(state.config, "gameeval_baseline") or stored
     if baseline and settings.slice is not None:
         raise GameEvalError(
             "--gameeval-shard plays one slice of the cases; gate the merged report instead: "
@@ -122,6 +126,7 @@ def _prepare(state: GameEvalState) -> None:
             raise GameEvalError(f"--gameeval-baseline {baseline} is the report this run writes (--gameeval-report): "
                                 "the baseline would be replaced by the run it gates; give another --gameeval-report")
         state.baseline = read_report(path)
+        _refuse_writing_the_baseline(state, baseline, path)
         preview = {"games": {name: {"options": p.options.as_dict(), "dataset": p.dataset, "version": p.spec.version,
                                     "structured": expected_decoding(p.spec, p.options, settings)}
                              for name, p in state.plans.items()}}
@@ -191,6 +196,22 @@ def _same_file(a: Path, b: Path) -> bool:
     except OSError:
         pass
     return a.resolve() == b.resolve()
+
+
+def _refuse_writing_the_baseline(state: GameEvalState, baseline: str, path: Path) -> None:
+    """No file this run writes beside its report (records, journal, ledger, lock) is the baseline or
+    the baseline's records: `--gameeval-report reports/last` beside a baseline `reports/last.json`
+    written by an older version (whose records are `reports/last.records.jsonl`) is refused."""
+    from pytest_gameeval.analysis.report.file import records_beside
+    from pytest_gameeval.engine.safe_io import beside, same_file
+
+    report = report_path_of(state)
+    mine = [beside(report, s) for s in (".records.jsonl", ".spend.sqlite", ".lock", ".journal-main.jsonl")]
+    for theirs in (path, records_beside(state.baseline, path)):
+        for out in mine:
+            if same_file(out, theirs):
+                raise GameEvalError(f"--gameeval-baseline {baseline}: its file {theirs} is one this run writes beside "
+                                    f"its report ({out}); give another --gameeval-report")
 
 
 def _own_report_path(state: GameEvalState) -> None:

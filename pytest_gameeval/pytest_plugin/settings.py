@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_gameeval.analysis.verdicts.gate_config import GateConfig, Relative
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
+from pytest_gameeval.fresh.resolve import is_fresh, resolve_data
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
@@ -76,6 +77,8 @@ class Settings:
         from pytest_gameeval.engine.given_options import check_given
 
         check_given(spec.options_class.declared(), given)  # limit=-1: one line, as inspect's -T
+        if is_fresh(given.get("data")):  # fresh:SEED -> the fresh set's file (docs/fresh-cases.md)
+            given["data"] = resolve_data(spec.name, given["data"])
         return spec.parse_options(given)
 
     def check_overrides(self, specs: list[GameSpec]) -> None:
@@ -113,7 +116,8 @@ def gate_metric_option(values: list[str]) -> dict[str, dict[str, tuple[bool | No
             raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} is not a number "
                                 "(absolute, or a percent of the baseline's value: 5%)") from None
         if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
-            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} must not be negative")
+            raise GameEvalError(f"--gameeval-gate-metric {name}={value}: tolerance {tol!r} must be a finite number, "
+                                "not negative")  # nan%/inf% are not negative: say what is wrong with them too
         out.setdefault(game, {})[metric] = (None if direction == "ignore" else direction == "higher", tolerance)
     return out
 

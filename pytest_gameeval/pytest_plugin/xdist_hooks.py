@@ -19,6 +19,12 @@ class XdistHooks:
     def __init__(self, state: GameEvalState):
         self.state = state
         self.scheduler: Any = None
+        self.watch: Any = None  # xdist_stall.StallWatch, on the controller
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_sessionfinish(self) -> None:
+        if self.watch is not None:
+            self.watch.stop()
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -57,8 +63,24 @@ class XdistHooks:
                     )
                 return self._shards.get(nodeid, nodeid)
 
+            def remove_node(self, node: Any) -> str | None:
+                """A crashed worker's finished shards are not handed out again. xdist (3.8) puts
+                every unit the worker held back in the queue, finished ones too; the replacement
+                worker is then sent a finished unit (no items), never reports, is never given more,
+                and the run waits for ever (a worker killed once its first shard was done)."""
+                workload = self.assigned_work.get(node) or {}
+                for scope in [s for s, unit in workload.items() if all(unit.values())]:
+                    del workload[scope]
+                return super().remove_node(node)
+
         scheduler = GameEvalScheduling(config, log)
         self.scheduler = scheduler
+        from pytest_gameeval.pytest_plugin.xdist_stall import StallWatch
+
+        def on_stall(cause: str) -> None:
+            state.timed_out = cause  # the interrupted run's last line says why (report_writer)
+
+        self.watch = StallWatch(scheduler, on_stall).start()
         return scheduler
 
     @pytest.hookimpl(optionalhook=True)

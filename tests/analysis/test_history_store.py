@@ -40,8 +40,11 @@ def test_relative_tolerance_is_fixed_from_the_baseline_alone():
     assert absolute_tolerance(tol, "played_quality", cases) == pytest.approx(0.02)
     assert absolute_tolerance(0.1, "played_quality", cases) == 0.1
     assert absolute_tolerance(tol, "played_quality", []) == 0.0
-    with pytest.raises(GameEvalError, match="must not be negative"):
+    with pytest.raises(GameEvalError, match="must be a finite number, not negative"):
         gate_metric_option(["askguess.played_quality=higher:-5%"])
+    for odd in ("nan%", "inf%", "nan"):  # not "negative": the line says what is wrong with them
+        with pytest.raises(GameEvalError, match=f"tolerance '{odd}' must be a finite number"):
+            gate_metric_option([f"askguess.played_quality=higher:{odd}"])
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +171,8 @@ def test_history_compare_never_crosses_a_version_and_writes_nothing_into_the_sto
     report = json.loads(a_report.read_text())
     report["games"]["askguess"]["version"] = "4"  # the same games, said to be of another version of the game
     (older / a_report.name).write_text(json.dumps(report))
-    shutil.copy(a_report.with_suffix(".records.jsonl"), older / a_report.with_suffix(".records.jsonl").name)
+    records = a_report.with_name(a_report.name + ".records.jsonl")  # named from the whole report name
+    shutil.copy(records, older / records.name)
     assert cli(["history", "--storage", store, "add", str(older / a_report.name), "--name", "v4"]) == 0
     assert cli(["history", "--storage", store, "add", str(a_report), "--name", "v5-b"]) == 0
     capsys.readouterr()

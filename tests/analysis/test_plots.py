@@ -12,9 +12,9 @@ import pytest
 
 from pytest_gameeval.analysis.rankings import tournament as T
 from pytest_gameeval.cli import bias_report
-from pytest_gameeval.engine.files import atomic_write, usual_mode
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.record import write_records
+from pytest_gameeval.engine.safe_io import atomic_write, usual_mode
 from pytest_gameeval.games.age import topics as age_topics
 from pytest_gameeval.games.spygame import SPEC as SPYGAME
 from pytest_gameeval.games.spygame import bias_plot
@@ -25,7 +25,7 @@ from pytest_gameeval.players.scripted import scripted_binder
 @pytest.fixture
 def captured(monkeypatch):
     """The figures saved during a test, still open for inspection."""
-    import pytest_gameeval.engine.files as files
+    import pytest_gameeval.engine.safe_io as files
 
     figures = []
     real = files.atomic_write

@@ -103,7 +103,7 @@ def as_previous_version(report_path: Path, *, prompts: str | None = None) -> Non
     report = json.loads(report_path.read_text())
     game = report["games"]["spyfall"]
     game.update(version="3", fingerprint="0" * 64, **({"prompts": prompts} if prompts else {}))
-    records = report_path.with_suffix(".records.jsonl")
+    records = report_path.with_name(report_path.name + ".records.jsonl")
     rows = [json.loads(line) for line in records.read_text().splitlines()]
     records.write_text("".join(json.dumps({**r, "game_version": "3"}) + "\n" for r in rows))
     report["run"].update(records_seal(records))  # the pair stays one unit, as a run of version 3 wrote it
@@ -119,7 +119,7 @@ def previous(tmp_path_factory):
     for name in ("base", "changed"):
         if name == "changed":
             (cwd / "changed.json").write_text((cwd / "base.json").read_text())
-            (cwd / "changed.records.jsonl").write_text((cwd / "base.records.jsonl").read_text())
+            (cwd / "changed.json.records.jsonl").write_text((cwd / "base.json.records.jsonl").read_text())
         as_previous_version(cwd / f"{name}.json", prompts="f" * 64 if name == "changed" else None)
     return cwd
 

@@ -52,7 +52,7 @@ def _pytest_run(pytester, game: str) -> tuple[dict, dict]:
     args += [a for name, value in options.items() for a in ("--gameeval-option", f"{name}={value}")]
     result = pytester.runpytest_inprocess(*args)
     assert result.ret == 0, result.stdout.str()[-3000:]
-    (record,) = [json.loads(line) for line in (pytester.path / "r.records.jsonl").read_text().splitlines()]
+    (record,) = [json.loads(line) for line in (pytester.path / "r.json.records.jsonl").read_text().splitlines()]
     (case,) = read_report(pytester.path / "r.json")["cases"]
     return record, case
 

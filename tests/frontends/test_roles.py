@@ -38,7 +38,7 @@ def test_plugin_binds_the_spy_side_when_villagers_are_evaluated(pytester):
     result.assert_outcomes(passed=1)
     records = [
         json.loads(line)
-        for line in (pytester.path / "reports" / "gameeval-report.records.jsonl").read_text().splitlines()
+        for line in (pytester.path / "reports" / "gameeval-report.json.records.jsonl").read_text().splitlines()
     ]
     (record,) = records
     models = {seat["role"]: seat["model"] for seat in record["seats"]}

@@ -235,7 +235,7 @@ def test_a_run_killed_by_sigterm_keeps_its_finished_games_and_resumes(servers, t
     argv = [sys.executable, "-m", "pytest", "--gameeval-only", "-p", "no:cacheprovider", *model]
     env = environment(servers.url("slow"))
     proc = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    journal = tmp_path / "run.journal-main.jsonl"
+    journal = tmp_path / "run.json.journal-main.jsonl"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and (not journal.exists() or len(journal.read_text().splitlines()) < 2):
         time.sleep(0.2)

@@ -128,7 +128,9 @@ def test_missing_api_key_is_one_plain_line(pytester, monkeypatch, capsys):
         "1",
     )
     assert result.ret != 0
-    text = result.stdout.str() + result.stderr.str()
+    # stdout and stderr apart: the model is now made at the first game (issue 59), after pytest's
+    # summary line, which ends stdout without a newline of its own in pytester's capture
+    text = result.stdout.str() + "\n" + result.stderr.str()
     lines = [line for line in text.splitlines() if "OPENAI_API_KEY" in line]
     assert len(lines) == 1, text[-3000:]
     assert lines[0].startswith(

@@ -122,7 +122,7 @@ def test_a_resume_with_another_model_reuses_none_of_the_first_models_games(proje
 @pytest.mark.slow  # kills and waits: .ci/run runs it
 def test_a_torn_journal_line_is_cut_back_and_no_finished_game_is_lost(project, loopback):
     finished = start_and_kill(project, loopback, args(), games=2)
-    journal = project / "out" / "r.journal-main.jsonl"
+    journal = project / "out" / "r.json.journal-main.jsonl"
     with open(journal, "a") as f:  # a kill mid-write: half a line, no newline
         f.write('{"case": "askguess[hard-zebra-t0]", "options": {"max_ro')
     done = run(project, loopback, *args(MODEL, "out/r.json", "--gameeval-resume"))
@@ -144,7 +144,7 @@ def test_a_killed_xdist_worker_loses_no_finished_game(project, loopback):
 
     def victim(proc):
         out = project / "out"
-        while not all(len(journalled_file(out / f"r.journal-{w}.jsonl")) >= 1 for w in ("gw0", "gw1")):
+        while not all(len(journalled_file(out / f"r.json.journal-{w}.jsonl")) >= 1 for w in ("gw0", "gw1")):
             time.sleep(0.05)
         workers = [c for c in psutil.Process(proc.pid).children() if "python" in " ".join(c.cmdline())]
         return workers[0].pid
@@ -199,10 +199,10 @@ def test_a_second_run_on_the_same_report_path_is_refused_and_touches_nothing(pro
         while not journalled(project / "out"):
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
-        before = (project / "out" / "r.journal-main.jsonl").read_text()
+        before = (project / "out" / "r.json.journal-main.jsonl").read_text()
         second = run(project, loopback, *args(OTHER))
         assert_one_line_error(second, 4, "another run (pid", "is writing this report")
-        assert (project / "out" / "r.journal-main.jsonl").read_text().startswith(before)  # its journal kept
+        assert (project / "out" / "r.json.journal-main.jsonl").read_text().startswith(before)  # its journal kept
         out, _ = first.communicate(timeout=240)
     finally:
         if first.poll() is None:
@@ -284,7 +284,7 @@ def test_a_report_with_another_runs_records_is_refused_by_every_reader(made, loo
     out, mixed = made / "out", made / "mixed"
     mixed.mkdir()
     (mixed / "r.json").write_bytes((out / "r.json").read_bytes())
-    (mixed / "r.records.jsonl").write_bytes((out / "s.records.jsonl").read_bytes())
+    (mixed / "r.json.records.jsonl").write_bytes((out / "s.json.records.jsonl").read_bytes())
     for cmd in (["rejudge", "mixed/r.json"], ["report", "diff", "out/s.json", "mixed/r.json"],
                 ["report", "merge", "m.json", "mixed/r.json"], ["leaderboard", "mixed/r.json", "--out", "board"]):
         assert_one_line_error(cli(*cmd), 2, "do not belong together")
@@ -294,7 +294,7 @@ def test_a_report_with_another_runs_records_is_refused_by_every_reader(made, loo
 
 def test_a_records_file_holding_each_game_twice_is_refused(made, cli):
     out = made / "out"
-    text = (out / "r.records.jsonl").read_text()
+    text = (out / "r.json.records.jsonl").read_text()
     (made / "twice.jsonl").write_text(text + text)
     assert_one_line_error(cli("rejudge", "twice.jsonl"), 2, "twice.jsonl:9:", "already on line 1")
 
@@ -328,7 +328,7 @@ def test_a_truncated_report_is_refused_by_every_reader(made, loopback, cli):
 
 def test_the_seal_ties_report_and_records(made):
     report = json.loads((made / "out" / "r.json").read_text())
-    seal = records_seal(made / "out" / "r.records.jsonl")
+    seal = records_seal(made / "out" / "r.json.records.jsonl")
     assert report["run"]["records_count"] == seal["records_count"] == 8
     assert report["run"]["records_sha256"] == seal["records_sha256"]
     assert not [p for p in (made / "out").iterdir() if ".tmp" in p.name]  # no stale temporary file
@@ -359,7 +359,7 @@ def test_a_ledger_broken_mid_run_ends_the_run_in_one_line_keeping_finished_games
     cmd = args(MODEL, "out/r.json", "--gameeval-cost-config=prices.yaml", "--gameeval-budget=10")
     proc = subprocess.Popen(cmd, cwd=project, env=env(loopback), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
-    ledger = project / "out" / "r.spend.sqlite"
+    ledger = project / "out" / "r.json.spend.sqlite"
     try:
         deadline = time.monotonic() + 120
         while len(journalled(project / "out")) < 2:
@@ -393,3 +393,37 @@ def test_a_resumed_budget_run_counts_what_the_journalled_games_cost(project, loo
     assert len([c for c in report["cases"] if c.get("reason", "").startswith("resumed")]) == len(finished)
     assert sum(costs) <= 0.05 + max(costs) + 1e-9  # never beyond the budget plus one game
     assert math.isclose(report["cost"]["budget"]["spent"], sum(costs), rel_tol=1e-6)
+
+
+@pytest.mark.slow  # kills and waits: .ci/run runs it
+@pytest.mark.parametrize("at, victim_has", [(12, "fewer"), (13, "fewer"), (15, "fewer"), (14, "more")])
+def test_an_xdist_worker_killed_late_never_hangs_the_run(project, loopback, at, victim_has):
+    """16 games, 2 workers, shards of 4: a worker killed once `at` games are journalled (its first
+    shard done, the other worker done or nearly). xdist 3.8 handed the replacement worker the
+    finished shard and waited for ever (2 of 2 trials); now the run ends with its report."""
+    cmd = args(MODEL, "out/r.json", "-n", "2", "--gameeval-shard-size=4", "--gameeval-limit", "16")  # the last wins
+    proc = subprocess.Popen(cmd, cwd=project, env=env(loopback), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        out = project / "out"
+        counts = {}
+        deadline = time.monotonic() + 240
+        while sum(counts.values()) < at:
+            assert proc.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
+            counts = {w: len(journalled_file(out / f"r.json.journal-{w}.jsonl")) for w in ("gw0", "gw1")}
+            time.sleep(0.02)
+        workers = sorted((c for c in psutil.Process(proc.pid).children() if "python" in " ".join(c.cmdline())),
+                         key=lambda c: c.create_time())  # gw0 was started first
+        pick = min if victim_has == "fewer" else max
+        victim = pick(("gw0", "gw1"), key=lambda w: counts[w])
+        os.kill(workers[int(victim[-1])].pid, signal.SIGKILL)
+        text, _ = proc.communicate(timeout=150)  # it hung for ever before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+    assert proc.returncode in (0, 1), text[-3000:]  # 1: the item in flight on the killed worker failed
+    report = read_report(project / "out" / "r.json")
+    by_id = {c["id"]: c for c in report["cases"]}
+    assert len(by_id) == len(report["cases"]) == 16, text[-3000:]
+    assert sum(c["status"] == "played" for c in report["cases"]) >= at

@@ -26,15 +26,19 @@ class Choice:
     line: str  # one line: which run and why (or why none)
 
 
-def why_not(run: StoredRun, preview: dict[str, Any], *, allow_version_change: bool = False) -> list[str]:
+def why_not(run: StoredRun, preview: dict[str, Any], *, allow_version_change: bool = False,
+            allow_missing: bool = False) -> list[str]:
     """Why a stored run cannot be this run's baseline (empty: it can). `preview`: this run's games
-    as a report would describe them before play (options, dataset, version, structured)."""
+    as a report would describe them before play (options, dataset, version, structured). With
+    --gameeval-gate-allow-missing (a game added to the suite) a run lacking some of them can be
+    chosen, as such a --gameeval-baseline is taken; the games it has must match."""
     from pytest_gameeval.analysis.report.file import incomparable
 
     lacking = sorted(set(preview["games"]) - set(run.meta["games"]))
-    if lacking:
+    in_both = sorted(set(preview["games"]) & set(run.meta["games"]))
+    if lacking and not (allow_missing and in_both):
         return [f"it has no {', '.join(lacking)}"]
-    return incomparable({"games": run.meta["games"]}, preview, games=sorted(preview["games"]),
+    return incomparable({"games": run.meta["games"]}, preview, games=in_both,
                         allow_version_change=allow_version_change, version_flag="--gameeval-allow-version-change")
 
 
@@ -44,23 +48,25 @@ def describe(run: StoredRun) -> str:
     return f"run {run.id} (" + ", ".join(b for b in bits if b) + ")"
 
 
-def choose(store: RunStore, ref: str, preview: dict[str, Any], *, allow_version_change: bool = False) -> Choice:
+def choose(store: RunStore, ref: str, preview: dict[str, Any], *, allow_version_change: bool = False,
+           allow_missing: bool = False) -> Choice:
     runs = store.runs()
+    allow = {"allow_version_change": allow_version_change, "allow_missing": allow_missing}
     if ref not in (LATEST, LATEST_IF_ANY):
         run = store.find(ref, runs)
-        reasons = why_not(run, preview, allow_version_change=allow_version_change)
+        reasons = why_not(run, preview, **allow)
         if reasons:
             raise GameEvalError(f"--gameeval-compare={ref}: {describe(run)} in {store.label} does not match this "
                                 "run: " + "; ".join(reasons))
         return Choice(run, f"gameeval: baseline {describe(run)} from {store.label}: named by --gameeval-compare={ref}")
-    return _latest(store, runs, ref, preview, allow_version_change)
+    return _latest(store, runs, ref, preview, allow)
 
 
 def _latest(store: RunStore, runs: Sequence[StoredRun], ref: str, preview: dict[str, Any],
-            allow_version_change: bool) -> Choice:
+            allow: dict[str, bool]) -> Choice:
     passed_over: list[str] = []
     for run in reversed(runs):
-        reasons = why_not(run, preview, allow_version_change=allow_version_change)
+        reasons = why_not(run, preview, **allow)
         if not reasons and run.gate_failed:
             reasons = ["its own gate failed"]
         if reasons:

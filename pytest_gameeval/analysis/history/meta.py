@@ -55,5 +55,12 @@ def meta_of(report: dict[str, Any], *, name: str = "", source: str = "pytest") -
         "package": report.get("package"),
         "pytest_args": (report.get("run") or {}).get("pytest_args"),
         "games": games,
-        "gate": None if gate is None else {"verdict": gate.get("verdict"), "baseline": gate.get("baseline")},
+        "gate": None if gate is None else {"verdict": _gate_verdict(gate), "baseline": gate.get("baseline")},
     }
+
+
+def _gate_verdict(gate: dict[str, Any]) -> str | None:
+    """The report's pass/fail, except that a gate which judged no game (every gate item deselected,
+    `-k "not gate"`) passed nothing: "not applied", as the run's last line says, not "pass"."""
+    verdict = gate.get("verdict")
+    return "not applied" if verdict == "pass" and not gate.get("games") else verdict

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.analysis.history.trend import NOT_COMPARED
-from pytest_gameeval.engine.files import save_figure
+from pytest_gameeval.engine.safe_io import save_figure
 
 _MARKS = {"worse": ("v", "tab:red"), "better": ("^", "tab:green")}
 

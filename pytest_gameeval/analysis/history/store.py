@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write
+from pytest_gameeval.engine.safe_io import atomic_write
 
 META, REPORT = "meta.json", "report.json"
 META_SCHEMA = "pytest-gameeval/history-run"
@@ -37,6 +37,15 @@ def new_run_id(now: float | None = None) -> str:
     now = time.time() if now is None else now
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
     return f"{stamp}.{int(now * 1000) % 1000:03d}Z-{secrets.token_hex(4)}"
+
+
+def check_name(name: str, what: str) -> str:
+    """A run's NAME must be one that --gameeval-compare=NAME and `history compare NAME` can find
+    again: not `latest`/`latest-if-any` (they mean the newest run), not a run id, one line."""
+    if name in ("latest", "latest-if-any") or is_run_id(name) or any(c in name for c in "\n\r|"):
+        raise GameEvalError(f"{what}={name!r}: a run's NAME cannot be latest, latest-if-any, a run id or hold a "
+                            "line break or '|' (--gameeval-compare=NAME could never name it); give another NAME")
+    return name
 
 
 def is_run_id(text: str) -> bool:
@@ -227,8 +236,9 @@ class RunStore:
         if len(prefixed) == 1:
             return prefixed[0]
         if prefixed:
+            more = ", ..." if len(prefixed) > 3 else ""
             raise GameEvalError(f"history store {self.label}: {ref!r} is the start of {len(prefixed)} run ids "
-                                f"({', '.join(r.id for r in prefixed[:3])}...): give more of it")
+                                f"({', '.join(r.id for r in prefixed[:3])}{more}): give more of it")
         raise GameEvalError(f"history store {self.label}: no run {ref!r} (not an id, id prefix or name; "
                             "`gameeval history list` lists them)")
 
@@ -282,7 +292,10 @@ def _same_facts(run: StoredRun, report: dict[str, Any], where: Any) -> None:
     truth, meta = meta_of(report), run.meta
     checks = {"model": (truth["models"] or {}).get("evaluated") == (meta.get("models") or {}).get("evaluated"),
               "games": sorted(truth["games"]) == sorted(meta["games"]),
-              "gate": (truth["gate"] or {}).get("verdict") == (meta.get("gate") or {}).get("verdict")}
+              # failed or not is what a choice rests on (`latest` passes over a failed run); a run saved
+              # as "pass" before "not applied" was told apart (a gate that judged no game) still reads
+              "gate": ((truth["gate"] or {}).get("verdict") == "fail") == ((meta.get("gate") or {}).get("verdict")
+                                                                          == "fail")}
     for name, game in truth["games"].items():
         stored = meta["games"].get(name) or {}
         for key in ("version", "dataset", "options", "structured"):

@@ -19,6 +19,7 @@ from pytest_gameeval.analysis.verdicts.game import decide, no_played_game
 from pytest_gameeval.analysis.verdicts.gate_config import absolute_tolerance
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.fresh.resolve import with_fresh_data
 from pytest_gameeval.games.registry import GAMES, check_scripted_model, get_spec
 
 SIDES = ("A", "B")
@@ -28,10 +29,11 @@ RECORD_KEY = "gameeval_record"  # as inspect_ext/solver.py writes it
 
 def build_tasks(
     games: Sequence[str], models: dict[str, str], task_args: dict[str, Any], roles: dict[str, str],
-    solver_of: Callable[[Any, str, str], Any] | None = None,
+    solver_of: Callable[[Any, str, str], Any] | None = None, side_args: dict[str, dict[str, Any]] | None = None,
 ) -> list[Any]:
     """Each game's task for each side; `solver_of(task, game, side)`, when given, is the solver to
-    play it with (the budget's, cli/compare_budget.py)."""
+    play it with (the budget's, cli/compare_budget.py); `side_args[side]`, task arguments of one
+    side only (the contamination probe's fresh side: analysis/rankings/contamination.py)."""
     from inspect_ai import task_with
 
     import gameeval.tasks as registered
@@ -42,7 +44,9 @@ def build_tasks(
     tasks = []
     for game in games:
         spec = get_spec(game)
-        spec.select_rows(spec.parse_options(task_args))  # bad task arguments: one clear error before anything runs
+        for side in SIDES:  # bad task arguments: one clear error before anything runs
+            args = with_fresh_data(game, {**task_args, **(side_args or {}).get(side, {})})
+            spec.select_rows(spec.parse_options(args))
         unknown = sorted(set(roles) - spec.bindable_roles())
         if unknown and len(games) == 1:
             raise GameEvalError(
@@ -52,7 +56,7 @@ def build_tasks(
         game_roles = {r: m for r, m in roles.items() if r in spec.bindable_roles()}
         for side in SIDES:
             check_scripted_model(models[side], spec)
-            task = getattr(registered, game)(**task_args)
+            task = getattr(registered, game)(**task_args, **(side_args or {}).get(side, {}))
             metadata = {**(task.metadata or {}), META: side}
             tasks.append(
                 task_with(
@@ -195,7 +199,7 @@ def write_plot(result: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pytest_gameeval.engine.files import save_figure
+    from pytest_gameeval.engine.safe_io import save_figure
 
     games = list(result["games"])
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.6 * len(games)))

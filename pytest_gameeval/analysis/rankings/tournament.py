@@ -20,8 +20,9 @@ from typing import Any, Sequence
 
 from pytest_gameeval.backends.local_weights import canonical_model_name
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import save_figure, write_text
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.safe_io import save_figure, write_text
+from pytest_gameeval.fresh.resolve import with_fresh_data
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
 from pytest_gameeval.games.spyfall import tournament as spyfall_tournament
 from pytest_gameeval.games.tofukingdom import tournament as tofukingdom_tournament
@@ -101,7 +102,8 @@ def check_task_args(game: str, task_args: dict[str, Any]) -> None:
     if "evaluated" in task_args:
         raise GameEvalError("the tournament sets -T evaluated itself (it binds every side); drop it")
     spec = get_spec(game)
-    spec.select_rows(spec.parse_options(task_args))  # unknown/ill-typed arguments, bad data: one clear error
+    # unknown/ill-typed arguments, bad data: one clear error
+    spec.select_rows(spec.parse_options(with_fresh_data(spec.name, task_args)))
 
 
 def check_models(game: str, models: Sequence[str]) -> None:

@@ -20,7 +20,7 @@ from pytest_gameeval.analysis.rejudge.record import Rejudged, rejudge_record
 from pytest_gameeval.analysis.report.file import check_records_pair, read_report, validate
 from pytest_gameeval.analysis.report.game import game_entry
 from pytest_gameeval.analysis.report.prompt_digest import prompt_digest
-from pytest_gameeval.analysis.report.records import read_records
+from pytest_gameeval.analysis.report.records import max_records_bytes, read_records
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import get_spec
@@ -32,11 +32,13 @@ SHOWN_CHANGES = 50  # moves listed per game (all are counted)
 def read_input(path: Path) -> tuple[dict[str, Any] | None, list[GameRecord]]:
     """(the report, if `path` is one, else None; the records): a report with its records beside
     it, a records file (*.jsonl), or inspect logs (a log file or a folder of them)."""
+    if path.exists() and not (path.is_dir() or path.is_file()):  # a FIFO would be waited on for ever
+        raise GameEvalError(f"rejudge: {path} is neither a file nor a folder")
     if path.is_file() and path.suffix == ".json" and _looks_like_report(path):
         report = read_report(path)
-        return report, read_records(check_records_pair(report, path, required=True))
+        return report, read_records(check_records_pair(report, path, required=True), max_records_bytes())
     if path.is_file() and path.suffix == ".jsonl":
-        return None, read_records(path)
+        return None, read_records(path, max_records_bytes())
     if path.exists():
         return None, records_from_logs(path)
     raise GameEvalError(f"rejudge: no such file or folder {path}")

@@ -23,9 +23,10 @@ import jsonlines
 from pytest_gameeval.analysis.verdicts.game import MISSING, WORSE, decide, fails, no_played_game
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.files import atomic_write
 from pytest_gameeval.engine.options import GameOptions
+from pytest_gameeval.engine.safe_io import atomic_write, beside, chunks, open_regular, read_text_regular
 from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
+from pytest_gameeval.fresh.resolve import fresh_origin
 
 SCHEMA = "pytest-gameeval/report"
 SCHEMA_VERSION = 1
@@ -69,20 +70,17 @@ def write_jsonl_atomic(path: str | Path, rows: Iterable[dict[str, Any]]) -> None
         with jsonlines.Writer(f, dumps=lambda o: json.dumps(clean(o), allow_nan=False)) as writer:
             writer.write_all(rows)
 
-    write_atomic(path, dump)
+    write_atomic(path, dump, "records")
 
 
-def write_atomic(path: str | Path, dump: Any) -> None:
+def write_atomic(path: str | Path, dump: Any, what: str = "report") -> None:
     """dump(f) into a text file written whole or not at all (the reports, the plugin's markdown
     summary); an unwritable path is one error line."""
     def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as f:
             dump(f)
 
-    try:
-        atomic_write(path, write)
-    except OSError as e:  # an unwritable report path is bad input: one line, not a traceback
-        raise GameEvalError(f"{path}: cannot write report ({e.strerror or e})") from None
+    atomic_write(path, write, what)  # an unwritable path (a full disk too) is one line, not a traceback
 
 
 # -- what a report says about a game's data -------------------------------------------------
@@ -97,6 +95,9 @@ def dataset_digest(spec: GameSpec, options: GameOptions) -> dict[str, Any]:
     version = getattr(spec, "dataset_version", None)
     if version is not None:
         info["version"] = version
+    origin = fresh_origin(getattr(options, "data", None))
+    if origin is not None:  # a fresh case set: its seed and the lexicon it was drawn from (docs/fresh-cases.md)
+        info["fresh"] = origin
     return info
 
 
@@ -214,6 +215,29 @@ def _unit_keys(game: dict[str, Any]) -> set[str]:
     return keys
 
 
+# a seat's usage entry: counts, beside the seat's role and models (said, not counted)
+USAGE_LABELS = ("role", "models", "model")
+
+
+def bad_usage(usage: Any) -> str | None:
+    """Why a usage entry ({seat: {counter: n}}) cannot be believed, or None: every counter a finite
+    number >= 0 (`"calls": "many"` would be added to other seats' counts further on)."""
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        return f"usage is not an object ({type(usage).__name__})"
+    for seat, counts in usage.items():
+        if not isinstance(counts, dict):
+            return f"usage of {seat!r} is not an object ({type(counts).__name__})"
+        for key, value in counts.items():
+            if key in USAGE_LABELS:
+                continue
+            why = _bad_number(value, False) if value is not None else "null"
+            if why or value < 0:
+                return f"usage {seat}.{key} is {value!r}: {why or 'negative'}, not a count"
+    return None
+
+
 def validate_values(report: dict[str, Any], where: str) -> None:
     """Every per-case score (what the gate, the diff and the merge compute from) and every game
     metric's value and interval: a finite number in its range, or null. One line names the first
@@ -225,7 +249,13 @@ def validate_values(report: dict[str, Any], where: str) -> None:
             why = _bad_number(value, key in unit)
             if why:
                 raise GameEvalError(f"{where}: case {case['id']!r}, metric {key!r}: {why}")
+        why = bad_usage(case.get("usage"))
+        if why:
+            raise GameEvalError(f"{where}: case {case['id']!r}: {why}")
     for name, game in report["games"].items():
+        why = bad_usage(game.get("usage"))
+        if why:
+            raise GameEvalError(f"{where}: game {name!r}: {why}")
         unit = _unit_keys(game)
         for key, metric in _metric_values(game["metrics"]):
             why = _bad_number(metric, key in unit)
@@ -247,11 +277,23 @@ def _metric_values(metrics: dict[str, Any], prefix: str = "") -> Iterable[tuple[
 
 def records_seal(records_path: Path) -> dict[str, Any]:
     """What ties a report to its records file: their count and digest (kept in the report's `run`)."""
-    data = records_path.read_bytes()
-    return {"records_count": data.count(b"\n"), "records_sha256": hashlib.sha256(data).hexdigest()}
+    digest, lines = hashlib.sha256(), 0
+    with open_regular(records_path, "rb", "records") as f:  # hashed as read: memory stays bounded
+        for chunk in chunks(f):
+            digest.update(chunk)
+            lines += chunk.count(b"\n")
+    return {"records_count": lines, "records_sha256": digest.hexdigest()}
+
+
+def records_path_for(report_path: str | Path) -> Path:
+    """Where a report written now keeps its records: `REPORT.records.jsonl` from the report's whole
+    name (`r.json.records.jsonl`), never shared with another report's (`r.txt`, `r`)."""
+    return beside(report_path, ".records.jsonl")
 
 
 def records_beside(report: dict[str, Any], path: Path) -> Path:
+    """The records a report names (`run.records`, every report since the seal: the committed
+    baselines' `NAME.records.jsonl` too); a report too old to name them, by the old stem rule."""
     return path.parent / str(report.get("run", {}).get("records") or path.with_suffix(".records.jsonl").name)
 
 
@@ -268,7 +310,7 @@ def check_records_pair(report: dict[str, Any], path: Path, *, required: bool = F
         return records
     try:
         seal = records_seal(records)
-    except OSError as e:
+    except OSError as e:  # a read error mid-file
         raise GameEvalError(f"{records}: cannot read records ({e.strerror or e})") from None
     if seal["records_sha256"] != run["records_sha256"]:
         raise GameEvalError(
@@ -282,9 +324,9 @@ def read_report(path: str | Path) -> dict[str, Any]:
     """A report from a file, checked: its shape, every metric value, its records (when beside it)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise GameEvalError(f"{path}: cannot read report ({getattr(e, 'strerror', None) or e})") from None
+        text = read_text_regular(path, "report")  # a FIFO or a device is an error, not a wait
+    except UnicodeDecodeError as e:
+        raise GameEvalError(f"{path}: cannot read report ({e})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -360,7 +402,7 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
             reasons.append(f"{name} is not in the baseline")
             continue
         o, n = old["games"][name], new["games"][name]
-        if o["dataset"].get("sha256") != n["dataset"].get("sha256"):
+        if o["dataset"].get("sha256") != n["dataset"].get("sha256") and not other_fresh_seed(o, n):
             reasons.append(f"{name}: different dataset (sha256 {str(o['dataset'].get('sha256'))[:12]} vs "
                            f"{str(n['dataset'].get('sha256'))[:12]})")
         if decoding(o) != decoding(n) and not allow_structured_mismatch:
@@ -378,6 +420,27 @@ def incomparable(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] 
                 f"{name}: different game options " + ", ".join(f"{k}={ro.get(k)!r}->{rn.get(k)!r}" for k in changed)
             )
     return reasons
+
+
+def other_fresh_seed(old_game: dict[str, Any], new_game: dict[str, Any]) -> tuple[int, int] | None:
+    """(old seed, new seed) when both runs played fresh cases of one lexicon with other seeds: other
+    cases of the same data version, compared unpaired (docs/fresh-cases.md); else None."""
+    fo, fn = old_game["dataset"].get("fresh"), new_game["dataset"].get("fresh")
+    if not (isinstance(fo, dict) and isinstance(fn, dict)) or fo.get("lexicon") != fn.get("lexicon"):
+        return None
+    return None if fo.get("seed") == fn.get("seed") else (fo.get("seed"), fn.get("seed"))
+
+
+def fresh_notes(old: dict[str, Any], new: dict[str, Any], games: Iterable[str] | None = None) -> list[str]:
+    """`GAME: fresh cases of seed 7 (baseline) and 8 (this run): other cases, compared unpaired` per such game."""
+    names = sorted(set(old["games"]) & set(new["games"])) if games is None else games
+    out = []
+    for name in names:
+        if name in old["games"] and name in new["games"] and (seeds := other_fresh_seed(old["games"][name],
+                                                                                        new["games"][name])):
+            out.append(f"{name}: fresh cases of seed {seeds[0]} (old) and {seeds[1]} (new): other cases, compared "
+                       "unpaired")
+    return out
 
 
 def rejudged_problems(baseline: dict[str, Any], games: Iterable[str]) -> list[str]:
@@ -499,6 +562,7 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any], alpha: float = 0.05, 
     return {"alpha": alpha, "tolerance": tolerance, "confidence": 1 - alpha, "games": games, "failing": failing,
             "worse": [n for n, g in games.items() if g["result"] == WORSE], "missing": missing,
             "version_changes": version_changes(old, new), "rejudged": rejudged_notes(old),
+            "fresh": fresh_notes(old, new),
             "old": _identity(old), "new": _identity(new)}
 
 
@@ -525,6 +589,8 @@ def render_markdown(diff: dict[str, Any]) -> str:
     if diff.get("rejudged"):
         tail += (" The baseline's games were re-judged by the installed rules (gameeval rejudge), a fair "
                  "stand-in for a rerun: " + ", ".join(diff["rejudged"]) + ".")
+    if diff.get("fresh"):
+        tail += " " + "; ".join(diff["fresh"]) + "."
     if diff.get("missing"):
         tail += " Missing: " + "; ".join(f"{g} ({why})" for g, why in diff["missing"].items()) + "."
     note = (

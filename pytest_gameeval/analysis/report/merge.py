@@ -11,11 +11,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.report.file import game_version, read_report, write_jsonl_atomic
+from pytest_gameeval.analysis.report.file import (
+    game_version,
+    read_report,
+    records_beside,
+    records_path_for,
+    write_jsonl_atomic,
+)
 from pytest_gameeval.analysis.report.game import game_entry
 from pytest_gameeval.analysis.report.schema import write_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.safe_io import refuse_output_among_inputs
 from pytest_gameeval.games.registry import GAMES, get_spec
 
 SAME_SETTINGS = ("games", "trials", "limit", "seed", "options", "cache")  # concurrency may differ by machine
@@ -113,8 +120,13 @@ def _game(
 
 
 def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The merged report (validated) and its records, not written."""
+    """The merged report (validated) and its records, not written. An output that is one of the
+    slices (or their records) is refused before anything is read, and again once the slices name
+    their records."""
+    outputs = [out, records_path_for(out)]
+    refuse_output_among_inputs(outputs, paths, "gameeval report merge: OUT")
     reports = _slices(paths)
+    refuse_output_among_inputs(outputs, [records_beside(r, p) for p, r in reports], "gameeval report merge: OUT")
     _check_same(reports)
     cases: dict[str, dict[str, Any]] = {}
     owner: dict[str, Path] = {}
@@ -135,7 +147,7 @@ def merge_reports(paths: list[Path], out: Path) -> tuple[dict[str, Any], list[di
         **first["run"],
         "seconds": round(sum(r["run"].get("seconds") or 0 for _, r in reports), 2),
         "workers": sum(r["run"].get("workers") or 0 for _, r in reports),
-        "records": out.with_suffix(".records.jsonl").name,
+        "records": records_path_for(out).name,
         "merged_from": [f"{p} (slice {r['shard']['index']}/{r['shard']['count']})" for p, r in reports],
     }
     merged = {
@@ -157,7 +169,7 @@ def write_merged(paths: list[Path], out: Path) -> dict[str, Any]:
     from pytest_gameeval.analysis.report.file import records_seal
 
     report, records = merge_reports(paths, out)
-    write_jsonl_atomic(out.with_suffix(".records.jsonl"), records)
-    report.setdefault("run", {}).update(records_seal(out.with_suffix(".records.jsonl")))
+    write_jsonl_atomic(records_path_for(out), records)
+    report.setdefault("run", {}).update(records_seal(records_path_for(out)))
     write_report(out, report)
     return report

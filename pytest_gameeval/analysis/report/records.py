@@ -7,15 +7,20 @@ covers (engine/versions.py): a better error message needs no new version of ever
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterator
 
 import jsonlines
 
+from pytest_gameeval.analysis.report.file import bad_usage
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
+from pytest_gameeval.engine.safe_io import open_regular
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # far above any game's record; a longer line is not one of ours
+# records held at once by rejudge: about 4 times this in memory (1e6 small games, 1.76 GB, took 5.4 GB)
+MAX_RECORDS_MB = 512
 
 
 def _lines(f: Any, path: Path) -> Iterator[bytes]:
@@ -25,14 +30,30 @@ def _lines(f: Any, path: Path) -> Iterator[bytes]:
         yield line
 
 
-def read_record_dicts(path: str | Path) -> list[dict[str, Any]]:
+def too_big(path: Path, size: int, max_bytes: int) -> str:
+    return (f"{path}: {size / 2**20:.0f} MB of records, more than one run of this command holds in memory "
+            f"({max_bytes // 2**20} MB; GAMEEVAL_MAX_RECORDS_MB sets it): split the games over several files")
+
+
+def max_records_bytes() -> int:
+    """What a command that holds every game at once (rejudge) reads: a file several times larger
+    than the memory it needs would end in a MemoryError after minutes."""
+    try:
+        return int(float(os.environ.get("GAMEEVAL_MAX_RECORDS_MB", "") or MAX_RECORDS_MB) * 2**20)
+    except ValueError:
+        raise GameEvalError("GAMEEVAL_MAX_RECORDS_MB must be a number of megabytes") from None
+
+
+def read_record_dicts(path: str | Path, max_bytes: int | None = None) -> list[dict[str, Any]]:
     """A records file's games as dicts, each checked to be a game record, none twice: bad input
-    is one GameEvalError line naming FILE:LINE."""
+    is one GameEvalError line naming FILE:LINE. A file over `max_bytes` is one line, before reading."""
     path = Path(path)
     out: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "rb", "records") as f:  # a FIFO is an error, not a wait
+            if max_bytes is not None and os.fstat(f.fileno()).st_size > max_bytes:
+                raise GameEvalError(too_big(path, os.fstat(f.fileno()).st_size, max_bytes))
             reader = jsonlines.Reader(_lines(f, path))
             for number, row in enumerate(reader.iter(), 1):
                 where = f"{path}:{number}"
@@ -40,6 +61,9 @@ def read_record_dicts(path: str | Path) -> list[dict[str, Any]]:
                     record = GameRecord.from_dict(row)
                 except (TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
                     raise GameEvalError(f"{where}: not a game record ({type(e).__name__}: {str(e)[:120]})") from None
+                why = bad_usage(row.get("usage"))
+                if why:
+                    raise GameEvalError(f"{where}: game {record.game}[{record.instance_id}]: {why}")
                 key = f"{record.game}[{record.instance_id}]#{record.epoch}"
                 if key in seen:
                     raise GameEvalError(f"{where}: game {key} is already on line {seen[key]}: a records file "
@@ -53,5 +77,5 @@ def read_record_dicts(path: str | Path) -> list[dict[str, Any]]:
     return out
 
 
-def read_records(path: str | Path) -> list[GameRecord]:
-    return [GameRecord.from_dict(d) for d in read_record_dicts(path)]
+def read_records(path: str | Path, max_bytes: int | None = None) -> list[GameRecord]:
+    return [GameRecord.from_dict(d) for d in read_record_dicts(path, max_bytes)]

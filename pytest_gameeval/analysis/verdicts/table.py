@@ -83,6 +83,19 @@ def markdown(games: dict[str, dict[str, Any]], old_model: str, new_model: str, n
     return "\n".join(lines)
 
 
+def _caveats(gate: dict[str, Any]) -> str:
+    """What the verdict line must say besides the verdict: versions compared anyway, fresh cases of
+    other seeds (unpaired), a re-judged baseline."""
+    changed = gate.get("version_changes") or []
+    out = (f" [game versions differ, compared anyway (--gameeval-allow-version-change): {', '.join(changed)}: "
+           "a difference may be the game's, not the model's]") if changed else ""
+    if gate.get("fresh"):
+        out += f" [{'; '.join(gate['fresh'])}]"
+    if gate.get("rejudged"):
+        out += f" [baseline re-judged by the installed rules, a fair stand-in: {', '.join(gate['rejudged'])}]"
+    return out
+
+
 def _unjudged_lines(gate: dict[str, Any], old_model: str) -> list[tuple[str, dict[str, bool]]]:
     """The games the gate did not judge, each with why."""
     out: list[tuple[str, dict[str, bool]]] = []
@@ -93,7 +106,8 @@ def _unjudged_lines(gate: dict[str, Any], old_model: str) -> list[tuple[str, dic
     for name in gate.get("not_gated", []):
         out.append((f"  {name}: not gated (no headline and no --gameeval-gate-metric)", {}))
     for name in gate.get("not_selected", []):
-        out.append((f"  {name}: not gated: its gate item was not selected (-k, -m or node ids)", {}))
+        out.append((f"  {name}: not gated: its gate item was not selected "
+                    "(-k, -m, --deselect, node ids, --lf or --sw)", {}))
     for name, why in (gate.get("not_reached") or {}).items():
         out.append((f"  {name}: not gated: its gate item was not reached: {why}", {"yellow": True}))
     for name in gate.get("data_errors", []):
@@ -145,11 +159,7 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
         games = ", ".join(f"{n} ({gate['games'][n]['games_used']} games)" for n in undecided)
         out.append((f"  sample too small to decide: {games}: neither better, worse nor the same within the "
                     f"tolerance at the stated error rates; {TOO_SMALL_HINT}", {"yellow": True}))
-    changed = gate.get("version_changes") or []
-    versions = (f" [game versions differ, compared anyway (--gameeval-allow-version-change): {', '.join(changed)}: "
-                "a difference may be the game's, not the model's]") if changed else ""
-    if gate.get("rejudged"):
-        versions += f" [baseline re-judged by the installed rules, a fair stand-in: {', '.join(gate['rejudged'])}]"
+    versions = _caveats(gate)
     if failing:
         out.append((f"gameeval gate FAILED ({new_model} vs {old_model}): {'; '.join(failing)}{versions}",
                     {"red": True, "bold": True}))
@@ -159,5 +169,5 @@ def gate_lines(gate: dict[str, Any], new_model: str) -> list[tuple[str, dict[str
     else:
         out.append((f"gameeval gate passed ({new_model} vs {old_model}): every game "
                     f"{' or '.join(results)}; none worse beyond its tolerance{versions}",
-                    {"green": True, "yellow": bool(changed)}))
+                    {"green": True, "yellow": bool(gate.get("version_changes"))}))
     return out

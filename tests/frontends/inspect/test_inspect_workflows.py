@@ -62,6 +62,21 @@ def test_a_reducer_of_inspects_keeps_an_undefined_score_undefined(tmp_path, monk
         assert rounds.metrics["mean"].value == 2.0  # a defined key is reduced as before
 
 
+def test_a_rate_reduced_over_epochs_keeps_its_interval_within_0_and_1(tmp_path, monkeypatch):
+    """Over --epochs a rate's value per sample is 0.5 (won one of two trials): its Student t interval
+    over 3 samples was printed as ST 0.167 [-0.55, 0.884]; a rate's interval lies in [0, 1]."""
+    monkeypatch.chdir(ROOT)
+    (log,) = inspect_eval("tasks/askguess.py", model="gameeval/scripted/random", limit=3, epochs=Epochs(2, "median"),
+                          log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success"
+    bounded = [s for s in log.results.scores if "low95" in s.metrics and s.name not in ("rounds",)]
+    [st] = [s for s in log.results.scores if s.name == "ST"]
+    assert (st.metrics["mean"].value * 3) % 1, st.metrics  # a reduced ST of 0.5: the case this test is about
+    for score in bounded:
+        low, high = score.metrics["low95"].value, score.metrics["high95"].value
+        assert 0.0 <= low <= high <= 1.0, (score.name, low, high)
+
+
 @pytest.mark.slow  # the inspect CLI's start and 20 games in flight (~20-40 s on 2 busy cores)
 def test_ctrl_c_stops_an_eval_without_span_warnings(tmp_path):
     proc = subprocess.Popen(

@@ -63,7 +63,8 @@ def test_a_gate_item_left_out_leaves_every_selected_case_played(project, leave_o
     assert done.returncode == 0, done.stdout[-3000:]
     assert "sequential gate reached its verdict" not in done.stdout
     assert [c["status"] for c in report(project)["cases"]] == ["played"] * 8
-    assert "askguess: not gated: its gate item was not selected (-k, -m or node ids)" in done.stdout
+    assert ("askguess: not gated: its gate item was not selected (-k, -m, --deselect, node ids, --lf or --sw)"
+            in done.stdout)
     assert "gate passed" not in done.stdout
     assert "gameeval gate not applied (gameeval/scripted/random vs gameeval/scripted/reference): no game judged" \
         in done.stdout
@@ -89,3 +90,15 @@ def test_stepwise_reports_the_games_and_starts_again_at_the_failed_gate(project)
     assert again.returncode == 2, again.stdout[-3000:]
     assert "FAILED gameeval::askguess[gate]" in again.stdout  # Ask-Guess's 8 cases passed last time: skipped
     assert last_line(again).startswith("1 failed, 8 deselected"), last_line(again)
+
+
+@pytest.mark.slow  # two pytest runs (~15 s on 2 busy cores)
+def test_last_failed_reruns_the_failed_gate_and_names_lf_for_the_game_it_left_out(project, tmp_path):
+    cache = ["-o", f"cache_dir={tmp_path / 'cache'}"]
+    first = run(project, *GATED, *cache, "--gameeval-games", "askguess")
+    assert first.returncode == 1 and "FAILED gameeval::askguess[gate]" in first.stdout, first.stdout[-3000:]
+    # Taboo is new in this run: --lf leaves it out, and its line must not blame -k/-m alone
+    again = run(project, *GATED, *cache, "--gameeval-games", "askguess,taboo", "--lf")
+    assert again.returncode == 1 and "FAILED gameeval::askguess[gate]" in again.stdout, again.stdout[-3000:]
+    assert ("taboo: not gated: its gate item was not selected (-k, -m, --deselect, node ids, --lf or --sw)"
+            in again.stdout), again.stdout[-3000:]

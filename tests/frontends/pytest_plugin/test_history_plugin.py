@@ -77,15 +77,20 @@ def test_no_comparable_run_is_one_line_and_exit_4_unless_latest_if_any(pytester)
     assert named.ret == 4
     named.stderr.fnmatch_lines(["ERROR: gameeval: history store *: no run 'nosuchname' (not an id, id prefix or name; "
                                 "`gameeval history list` lists them)"])
-    both = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-compare", "--gameeval-baseline=x.json")
+    # a real baseline file beside --gameeval-compare: one line, not the file silently winning
+    (stored,) = runs(pytester.path)
+    real = pytester.path / ".gameeval" / "runs" / stored.id / "report.json"
+    both = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-compare", f"--gameeval-baseline={real}")
     assert both.ret == 4
+    both.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-compare and --gameeval-baseline both name a baseline: "
+                               "give one*"])
 
 
 def _stored_pair(pytester) -> tuple[Path, Path]:
     assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-autosave").ret == 0
     (run,) = runs(pytester.path)
     folder = pytester.path / ".gameeval" / "runs" / run.id
-    return folder / "report.json", folder / "gameeval-report.records.jsonl"
+    return folder / "report.json", folder / "gameeval-report.json.records.jsonl"  # named from the whole report name
 
 
 def test_a_stored_value_out_of_range_is_refused_naming_the_file(pytester, capsys):
@@ -192,3 +197,97 @@ def test_the_ini_keys_save_and_compare_and_an_unwritable_store_is_one_line_befor
                                  "history store */history: a stored run is never overwritten; give a report path "
                                  "outside it"])
     RunStore(pytester.path / "history").load(first)  # untouched
+
+
+def test_gameeval_storage_in_the_environment_is_the_store_of_both_pytest_and_the_cli(pytester, monkeypatch, capsys):
+    # CI sets GAMEEVAL_STORAGE once; the plugin must save where `gameeval history` reads, and a list
+    # run from another folder (a subfolder of the rootdir) names the store it looked in
+    shared = pytester.path / "shared-store"
+    monkeypatch.setenv("GAMEEVAL_STORAGE", str(shared))
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=4", "--gameeval-autosave").ret == 0
+    assert not (pytester.path / ".gameeval").exists()
+    (saved,) = RunStore(shared).runs()
+    assert cli(["history", "list"]) == 0
+    assert saved.id in capsys.readouterr().out
+    monkeypatch.delenv("GAMEEVAL_STORAGE")
+    monkeypatch.chdir(pytester.mkdir("sub"))
+    assert cli(["history", "list"]) == 0
+    assert f"0 stored runs in {pytester.path / 'sub' / '.gameeval'}" in capsys.readouterr().out
+
+
+def test_a_name_compare_could_never_find_again_is_refused_before_play(pytester, capsys):
+    # --gameeval-compare=latest means the newest comparable run, never a run NAMEd latest
+    for name in ("latest", "latest-if-any", "20261128T173237.997Z-0c9ade0a"):
+        done = pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=2", f"--gameeval-save={name}")
+        assert done.ret == 4
+        done.stderr.fnmatch_lines([f"ERROR: gameeval: --gameeval-save='{name}': a run's NAME cannot be latest, *"])
+        assert not (pytester.path / "reports" / "gameeval-report.json").exists() and not runs(pytester.path)
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=2", "--gameeval-report=r.json").ret == 0
+    assert cli(["history", "add", str(pytester.path / "r.json"), "--name", "latest"]) == 2
+    assert "--name='latest': a run's NAME cannot be latest" in capsys.readouterr().err
+    assert not runs(pytester.path)
+
+
+def test_allow_missing_lets_compare_take_a_run_without_a_newly_added_game(pytester):
+    # a game added to the suite: --gameeval-baseline with --gameeval-gate-allow-missing gates the
+    # others; --gameeval-compare must do the same, not refuse every stored run
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=4", "--gameeval-save=old").ret == 0
+    both = [*RUN[:-3], "askguess,tofukingdom", "--gameeval-limit=4", ORACLE]
+    refused = pytester.runpytest_inprocess(*both, "--gameeval-compare")
+    assert refused.ret == 4
+    refused.stderr.fnmatch_lines(["ERROR: gameeval: --gameeval-compare: no baseline in *: it has no tofukingdom*"])
+    for ref in ("latest", "old"):
+        done = pytester.runpytest_inprocess(*both, f"--gameeval-compare={ref}", "--gameeval-gate-allow-missing")
+        assert done.ret == 0, ref
+        done.stdout.fnmatch_lines(["gameeval: baseline run *'old'*", "*tofukingdom: not in the baseline * (allowed)*"])
+
+
+def test_a_run_whose_gate_judged_no_game_is_not_listed_as_passed(pytester, capsys):
+    assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=4", "--gameeval-save=base").ret == 0
+    left_out = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-limit=4", "--gameeval-compare=base",
+                                            "-k", "not gate", "--gameeval-save=ungated")
+    assert left_out.ret == 0
+    left_out.stdout.fnmatch_lines(["gameeval gate not applied (*): no game judged"])
+    ungated = runs(pytester.path)[-1]
+    assert ungated.name == "ungated" and ungated.meta["gate"]["verdict"] == "not applied"
+    assert cli(["history", "list"]) == 0
+    [row] = [x for x in capsys.readouterr().out.splitlines() if "| ungated |" in x]
+    assert "| not applied |" in row and "| pass |" not in row
+    # such a run saved before "not applied" existed says "pass": still read, not refused as edited
+    meta_path = pytester.path / ".gameeval" / "runs" / ungated.id / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["gate"]["verdict"] = "pass"
+    meta_path.write_text(json.dumps(meta))
+    assert cli(["history", "compare", "--last", "2"]) == 0
+    # but failed-or-not must agree with the sealed report: `latest` passes over failed runs only
+    capsys.readouterr()
+    meta["gate"]["verdict"] = "fail"
+    meta_path.write_text(json.dumps(meta))
+    assert cli(["history", "compare", "--last", "2"]) == 2
+    assert "meta.json: does not match the run's report (gate)" in capsys.readouterr().err
+
+
+
+def test_a_file_url_store_is_a_folder_relative_to_the_rootdir(pytester):
+    # run from a subfolder of the rootdir: file://hist is the rootdir's hist, as --gameeval-storage=hist is
+    pytester.makeini("[pytest]\n")
+    sub = pytester.mkdir("sub")
+    done = subprocess.run([sys.executable, "-m", "pytest", *RUN, ORACLE, "--gameeval-limit=2", "--gameeval-autosave",
+                           "--gameeval-storage=file://hist"], cwd=sub, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "saved: run " in done.stdout and f" in {pytester.path / 'hist'}" in done.stdout, done.stdout[-1000:]
+    assert len(RunStore(pytester.path / "hist").runs()) == 1 and not (sub / "hist").exists()
+
+
+def test_an_id_prefix_names_one_run_and_an_ambiguous_one_is_one_line(pytester):
+    for _ in range(2):
+        assert pytester.runpytest_inprocess(*RUN, ORACLE, "--gameeval-limit=2", "--gameeval-autosave").ret == 0
+    first, second = runs(pytester.path)
+    common = next(i for i in range(len(first.id)) if first.id[i] != second.id[i])
+    picked = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-limit=2", f"--gameeval-compare={second.id[:-4]}")
+    assert picked.ret == 0
+    picked.stdout.fnmatch_lines([f"gameeval: baseline run {second.id} *: named by --gameeval-compare={second.id[:-4]}"])
+    both = pytester.runpytest_inprocess(*RUN, RANDOM, "--gameeval-limit=2", f"--gameeval-compare={first.id[:common]}")
+    assert both.ret == 4
+    assert (f"ERROR: gameeval: history store {pytester.path / '.gameeval'}: '{first.id[:common]}' is the start of 2 "
+            f"run ids ({first.id}, {second.id}): give more of it") in both.stderr.lines

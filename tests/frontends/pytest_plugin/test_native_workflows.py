@@ -66,7 +66,7 @@ def test_a_users_folder_named_gameeval_runs_its_own_tests(project):
 
 
 def _journal(project: Path) -> Path:
-    return project / "reports" / "gameeval-report.journal-main.jsonl"
+    return project / "reports" / "gameeval-report.json.journal-main.jsonl"
 
 
 @pytest.mark.slow  # five pytest runs (~30 s on 2 busy cores)

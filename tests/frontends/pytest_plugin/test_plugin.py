@@ -76,7 +76,7 @@ def test_a_run_writes_a_valid_report_and_junit_properties(pytester):
     assert game["options"]["max_rounds"] == 5 and game["metrics"]["rates"]["RLE"]["value"] == 1.0
     assert game["usage"]["Questioner"]["calls"] == 15 and game["usage"]["Questioner"]["models"] == [ORACLE]
     assert report["models"] == {"evaluated": ORACLE, "roles": {"answerer": ORACLE}, "model_args": {}}
-    records = (pytester.path / "reports" / "gameeval-report.records.jsonl").read_text().splitlines()
+    records = (pytester.path / "reports" / "gameeval-report.json.records.jsonl").read_text().splitlines()
     assert len(records) == 3 and json.loads(records[0])["game"] == "askguess"
     props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property")}
     assert props["gameeval_outcome"] == "RLE" and props["gameeval_status"] == "played"

@@ -25,7 +25,7 @@ def pytest_cmd(*extra):
 @pytest.mark.slow  # over 20 s on 2 cores: .ci/run's slow stage runs it
 def test_kill_then_resume_plays_only_the_missing_games(tmp_path):
     (tmp_path / "conftest.py").write_text("")
-    journal = tmp_path / "out" / "report.journal-main.jsonl"
+    journal = tmp_path / "out" / "report.json.journal-main.jsonl"
     proc = subprocess.Popen(pytest_cmd(), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -61,7 +61,7 @@ def test_without_resume_a_new_run_starts_fresh(tmp_path):
     (tmp_path / "conftest.py").write_text("")
     out = tmp_path / "out"
     out.mkdir()
-    stale = out / "report.journal-main.jsonl"
+    stale = out / "report.json.journal-main.jsonl"
     stale.write_text('{"case": "askguess[hard-apple-t0]", "options": {}, "record": {}, "scores": {}}\n')
     done = subprocess.run(pytest_cmd(), cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]

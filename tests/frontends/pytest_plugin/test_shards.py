@@ -68,7 +68,8 @@ def test_three_slices_merged_equal_one_run_and_the_diff_passes(pytester, slices,
     assert cli(["report", "merge", str(out), *map(str, paths)]) == 0
     merged, one = read_report(out), read_report(single)
     assert comparable(merged) == comparable(one)  # same cases, seeds, scores, metrics, versions
-    assert (out.with_suffix(".records.jsonl")).read_text() == single.with_suffix(".records.jsonl").read_text()
+    beside = lambda p: p.with_name(p.name + ".records.jsonl")  # noqa: E731
+    assert beside(out).read_text() == beside(single).read_text()
     assert [c["seed"] for c in merged["cases"]] == [c["seed"] for c in one["cases"]]
     capsys.readouterr()
     assert cli(["report", "diff", str(single), str(out)]) == 0

@@ -35,7 +35,7 @@ def test_a_run_cut_by_timeout_says_where_the_journal_is_and_resumes(tmp_path):
     # how many finished in 2 s depends on the machine's load; when some did, the journal holds them
     assert kept or line.endswith("no game had finished, nothing kept; run the same command again to play them")
     if kept:
-        assert int(kept[1]) >= 1 and kept[2] == str(tmp_path / "reports" / "gameeval-report.journal-main.jsonl")
+        assert int(kept[1]) >= 1 and kept[2] == str(tmp_path / "reports" / "gameeval-report.json.journal-main.jsonl")
     kept_games = int(kept[1]) if kept else 0
     assert not (tmp_path / "reports" / "gameeval-report.json").exists()
     resumed = run(tmp_path, "--timeout", "120", "--gameeval-resume")
@@ -63,7 +63,7 @@ def test_under_xdist_the_item_over_its_limit_fails_with_the_timeout_named(tmp_pa
     the finished games are in the report, the rest of its shard is not played with the reason,
     and the run's end says what was cut."""
     (tmp_path / "conftest.py").write_text("")
-    done = run(tmp_path, "-n", "2", "--timeout", "0.5", "--gameeval-limit", "80")
+    done = run(tmp_path, "-n", "2", "--timeout", "0.5", "--gameeval-limit", "80", "--gameeval-autosave")
     out = done.stdout + done.stderr
     assert done.returncode == 1, out[-3000:]
     for crash in ("node down", "crashed", "interrupted", "Traceback", "provider failure"):
@@ -76,3 +76,8 @@ def test_under_xdist_the_item_over_its_limit_fails_with_the_timeout_named(tmp_pa
     assert cut and len(cut) + len(played) == 80 == len(report["cases"]), [c.get("reason") for c in report["cases"]]
     [line] = [x for x in done.stdout.splitlines() if x.startswith("gameeval: timed out: --timeout cut")]
     assert f"cut {len(cut)} games (askguess; not played, rerun to play them); the {len(played)} finished" in line
+    # a run cut short is not stored: it would be the newest run and the next --gameeval-compare's baseline
+    assert not (tmp_path / ".gameeval" / "runs").exists() or not list((tmp_path / ".gameeval" / "runs").iterdir())
+    if played:
+        assert (f"not saved to the history store: {len(cut)} games cut by --timeout: a run cut short is not stored"
+                in done.stdout), done.stdout[-2000:]

@@ -1,0 +1,118 @@
+"""Fresh case sets (issue 61): the game's own format and checks, the same set for a seed on any
+machine, another set for another seed, no word of any list we ship, and the published list's
+difficulty (docs/fresh-cases.md's table)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.user_data import check_no_blank_words
+from pytest_gameeval.fresh.cases import fresh_rows, published_rows
+from pytest_gameeval.fresh.difficulty import MEASURES
+from pytest_gameeval.fresh.lexicon import norm, published_words
+from pytest_gameeval.fresh.resolve import fresh_file, fresh_origin, resolve_data
+from pytest_gameeval.fresh.table import difficulty_rows
+from pytest_gameeval.games.registry import get_spec
+
+GAMES = list(MEASURES)
+# the words a player is dealt or must find (Taboo's forbidden words may be any common word)
+CASE_WORDS = {"askguess": ("label", "aliases"), "taboo": ("word",), "spygpt": ("target", "distractors"),
+              "spyfall": ("spy", "villager"), "spygame": ("word_a", "word_b"),
+              "age": ("word_a", "word_b", "synonyms_a", "synonyms_b")}
+
+
+def _words(game: str, row: dict) -> set[str]:
+    out = set()
+    for key in CASE_WORDS[game]:
+        value = row[key]
+        out |= {norm(v) for v in (value if isinstance(value, list) else [value])}
+    return out
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_fresh_set_is_the_games_own_format_and_passes_its_checks(game, tmp_path, monkeypatch):
+    monkeypatch.setenv("GAMEEVAL_FRESH_CACHE", str(tmp_path))
+    spec = get_spec(game)
+    path = resolve_data(game, "fresh:11")
+    check_no_blank_words(path)
+    rows = spec.select_rows(spec.parse_options({"data": path}))
+    assert len(rows) >= 0.6 * len(published_rows(game))
+    assert fresh_origin(path)["seed"] == 11
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_no_fresh_case_uses_a_word_we_ship(game):
+    taken = published_words()
+    for seed in range(3):
+        for row in fresh_rows(game, seed):
+            assert not _words(game, row) & taken, row
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_same_seed_same_cases_other_seed_other_cases(game):
+    a, b, c = fresh_rows(game, 5), fresh_rows(game, 5), fresh_rows(game, 6)
+    assert a == b
+    key = CASE_WORDS[game][0]
+    shared = {r[key] for r in a} & {r[key] for r in c}
+    # Taboo's pool is small (nouns with four common neighbours, not published): docs/fresh-cases.md
+    most = 0.85 if game == "taboo" else 0.5
+    assert len(shared) < most * len(a), f"seeds 5 and 6 share {len(shared)} of {len(a)} cases"
+
+
+def test_the_same_set_in_another_process_with_other_hash_seeds(tmp_path):
+    """Any machine: another interpreter, other string hashing, another cache folder -> the same bytes."""
+    code = ("import sys; from pytest_gameeval.fresh.resolve import fresh_file; "
+            "sys.stdout.write(fresh_file('spyfall', 4).read_text())")
+    texts = []
+    for hash_seed in ("1", "987"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "GAMEEVAL_FRESH_CACHE": str(tmp_path / hash_seed)}
+        texts.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                    check=True).stdout)
+    assert texts[0] == texts[1] and texts[0].count("\n") > 30
+
+
+def test_a_tampered_cache_file_is_rewritten(tmp_path, monkeypatch):
+    """A file we did not write is not believed: the cached set is compared with the draw."""
+    monkeypatch.setenv("GAMEEVAL_FRESH_CACHE", str(tmp_path))
+    fresh_file.cache_clear()
+    path = fresh_file("askguess", 2)
+    good = path.read_text(encoding="utf-8")
+    path.write_text('{"label": "apple", "aliases": [], "homograph": false}\n', encoding="utf-8")
+    fresh_file.cache_clear()
+    assert fresh_file("askguess", 2).read_text(encoding="utf-8") == good
+    fresh_file.cache_clear()
+
+
+@pytest.mark.parametrize("value", ["fresh:", "fresh:x", "fresh:-1", "fresh:1.5", "fresh:1 2"])
+def test_a_bad_fresh_value_is_one_clear_error(value):
+    with pytest.raises(GameEvalError, match="fresh:SEED"):
+        resolve_data("askguess", value)
+
+
+@pytest.mark.parametrize("game", ["akinator", "bluffing", "tofukingdom"])
+def test_a_game_without_fresh_cases_says_why(game):
+    with pytest.raises(GameEvalError, match=f"{game}: no fresh cases: "):
+        resolve_data(game, "fresh:1")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_fresh_cases_are_as_hard_as_their_published_twins(game):
+    """Each measure's distribution: published cases with a twin vs the fresh set, Kolmogorov-Smirnov
+    p above 0.01 on three seeds (docs/fresh-cases.md prints the table)."""
+    for seed in range(3):
+        for row in difficulty_rows(game, seed):
+            assert row["ks_p"] is not None and row["ks_p"] > 0.01, row
+
+
+def test_each_fresh_case_names_its_published_twin():
+    for game in GAMES:
+        ids = [r["twin_of"] for r in fresh_rows(game, 0)]
+        assert len(ids) == len(set(ids))
+        shipped = [json.dumps(r, sort_keys=True) for r in published_rows(game)]
+        assert ids and all(any(i in s for s in shipped) for i in ids)
