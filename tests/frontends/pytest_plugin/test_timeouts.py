@@ -25,7 +25,9 @@ def run(cwd, *args):
 @pytest.mark.slow  # two pytest runs of 24 games (~35 s)
 def test_a_run_cut_by_timeout_says_where_the_journal_is_and_resumes(tmp_path):
     (tmp_path / "conftest.py").write_text("")
-    cut = run(tmp_path, "--timeout", "2")
+    # 100 ms a call: 30 rounds take 3 s or more however fast the machine, so --timeout 2 always cuts the run
+    # (on an idle machine all 24 scripted games once finished in under 2 s, and nothing was cut)
+    cut = run(tmp_path, "--timeout", "2", "--gameeval-model-arg", "latency=0.1")
     out = cut.stdout + cut.stderr
     assert cut.returncode == 2, out[-3000:]
     assert "Stack of" not in out and "Traceback" not in out and len(out.splitlines()) < 12, out[-3000:]
@@ -38,7 +40,7 @@ def test_a_run_cut_by_timeout_says_where_the_journal_is_and_resumes(tmp_path):
         assert int(kept[1]) >= 1 and kept[2] == str(tmp_path / "reports" / "gameeval-report.json.journal-main.jsonl")
     kept_games = int(kept[1]) if kept else 0
     assert not (tmp_path / "reports" / "gameeval-report.json").exists()
-    resumed = run(tmp_path, "--timeout", "120", "--gameeval-resume")
+    resumed = run(tmp_path, "--timeout", "120", "--gameeval-resume", "--gameeval-model-arg", "latency=0.1")
     assert resumed.returncode == 0, resumed.stdout[-3000:]
     assert "24 passed" in resumed.stdout.strip().splitlines()[-1]
     report = read_report(tmp_path / "reports" / "gameeval-report.json")
