@@ -187,9 +187,9 @@ def _compare(store: RunStore, runs: list[StoredRun], args: Any) -> int:
 
 
 def _add(store: RunStore, path: Path, name: str) -> int:
-    from pytest_gameeval.analysis.history.from_logs import is_report_file
     from pytest_gameeval.analysis.history.meta import meta_of
     from pytest_gameeval.analysis.history.store import check_name
+    from pytest_gameeval.analysis.rejudge.report import is_report_file
     from pytest_gameeval.analysis.report.file import check_records_pair, read_report
 
     check_name(name, "--name")

@@ -20,19 +20,6 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.seating import played_as
 
 
-def is_report_file(path: Path) -> bool:
-    """A .json file that says it is a gameeval report (read_report then checks it whole); anything
-    else is taken for inspect logs (a .json inspect log starts with its "version")."""
-    if not (path.is_file() and path.suffix == ".json"):
-        return False
-    try:
-        with path.open("rb") as f:
-            head = f.read(4096)
-    except OSError as e:
-        raise GameEvalError(f"{path}: cannot read ({e.strerror or e})") from None
-    return b'"pytest-gameeval/report"' in head or not head.lstrip().startswith(b'{"version"')
-
-
 def _logs(path: Path) -> list[Any]:
     from inspect_ai.log import list_eval_logs, read_eval_log
 

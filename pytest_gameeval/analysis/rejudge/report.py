@@ -34,7 +34,7 @@ def read_input(path: Path) -> tuple[dict[str, Any] | None, list[GameRecord]]:
     it, a records file (*.jsonl), or inspect logs (a log file or a folder of them)."""
     if path.exists() and not (path.is_dir() or path.is_file()):  # a FIFO would be waited on for ever
         raise GameEvalError(f"rejudge: {path} is neither a file nor a folder")
-    if path.is_file() and path.suffix == ".json" and _looks_like_report(path):
+    if is_report_file(path):
         report = read_report(path)
         return report, read_records(check_records_pair(report, path, required=True), max_records_bytes())
     if path.is_file() and path.suffix == ".jsonl":
@@ -44,9 +44,12 @@ def read_input(path: Path) -> tuple[dict[str, Any] | None, list[GameRecord]]:
     raise GameEvalError(f"rejudge: no such file or folder {path}")
 
 
-def _looks_like_report(path: Path) -> bool:
-    """A .json file that says it is a gameeval report (read_report then checks it whole); any
-    other .json is taken for an inspect log."""
+def is_report_file(path: Path) -> bool:
+    """A .json file that says it is a gameeval report (read_report then checks it whole); anything
+    else is taken for inspect logs (a .json inspect log starts with its "version"). Also
+    `gameeval history add`'s test (analysis/history)."""
+    if not (path.is_file() and path.suffix == ".json"):
+        return False
     try:
         with path.open("rb") as f:
             head = f.read(4096)
