@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_gameeval.analysis.verdicts.gate_config import GateConfig, Relative
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
-from pytest_gameeval.fresh.resolve import is_fresh, resolve_data
+from pytest_gameeval.fresh.resolve import with_fresh_data
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
@@ -77,9 +77,8 @@ class Settings:
         from pytest_gameeval.engine.given_options import check_given
 
         check_given(spec.options_class.declared(), given)  # limit=-1: one line, as inspect's -T
-        if is_fresh(given.get("data")):  # fresh:SEED -> the fresh set's file (docs/fresh-cases.md)
-            given["data"] = resolve_data(spec.name, given["data"])
-        return spec.parse_options(given)
+        # fresh:SEED -> the fresh set's file (docs/fresh-cases.md)
+        return spec.parse_options(with_fresh_data(spec.name, given))
 
     def check_overrides(self, specs: list[GameSpec]) -> None:
         names = {s.name for s in specs}
