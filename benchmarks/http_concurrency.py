@@ -303,7 +303,13 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
                 cmd = pytest_command(rounds, rows, epochs, connections, workers, f"{tmp}/report.json", extra)
             if profile:
                 cmd = profiled(cmd, profile)
-            spawned, ended, usage, _ = run_client(cmd, server, bound)
+            # pytest runs in a project of its own, as a user's CI does: from this repository it would also
+            # load our test suite's conftest.py (testpaths), which imports numpy and scipy at start-up
+            cwd = ROOT
+            if front == "pytest":
+                cwd = Path(tmp, "project")
+                cwd.mkdir()
+            spawned, ended, usage, _ = run_client(cmd, server, bound, cwd)
             cpu = usage.ru_utime + usage.ru_stime
             merge_s = None
             if front == "inspect" and workers > 1:
@@ -331,6 +337,7 @@ def measure(front: str, latency: float, connections: int, games: int, rounds: in
     return {
         "front": front, "latency_s": latency, "connections": connections, "games": games, "rounds": rounds,
         "workers": workers, "calls": calls, "command": " ".join(display_cmd).replace(tmp, "TMP"),
+        "cwd": "TMP/project (empty)" if front == "pytest" else "the repository",
         "startup_s": round(first - spawned, 2),  # process start -> the server sees the first request
         "end_s": round(ended - last_reply, 2),  # the last reply -> the process has exited (issue 62)
         # the client's CPU before its first request and after its last one arrived (the server samples it at
