@@ -28,7 +28,7 @@ import statistics
 import time
 
 from pytest_gameeval.analysis.verdicts.gate import RATE, GameGate, GateMetric
-from pytest_gameeval.pytest_plugin.settings import GateConfig
+from pytest_gameeval.run.settings import GateConfig
 
 
 def cases(values: list[float], seed0: int) -> list[dict]:

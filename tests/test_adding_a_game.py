@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once: pytester runs in-process)
+import pytest_gameeval.run.runner  # noqa: F401  (imported once: pytester runs in-process)
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.games import registry
 from pytest_gameeval.inspect_ext.task import game_task

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.pytest_plugin.settings import GateConfig
+from pytest_gameeval.run.settings import GateConfig
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 

@@ -48,6 +48,9 @@ LAYERS = (
     ("analysis.report",),  # the report file: written, validated, read, merged, diffed
     ("analysis.rejudge", "analysis.rankings"),  # records judged again; compare, tournaments, leaderboard, validity
     ("analysis.history",),  # the store of runs, the baseline chosen from it, runs read as a trend (issue 58)
+    # the run's core under the fronts (issue 63): settings, the plan, cases played many at once, the
+    # journal, the budget, the report lock, exit codes; no pytest in it
+    ("run",),
     ("pytest_plugin", "arena"),  # the front ends that play games for a user and write reports
     ("cli",),  # every command's entry
 )
@@ -70,14 +73,15 @@ ALLOWED = {
     "analysis.rankings": {"engine", "metrics", "players", "games", "fresh", "inspect_ext", "backends",
                           "analysis.verdicts", "analysis.cost", "analysis.report"},
     "analysis.history": {"engine", "games", "analysis.verdicts", "analysis.report", "analysis.rejudge"},
-    # the plugin binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
-    "pytest_plugin": {"engine", "transport", "metrics", "games", "fresh", "inspect_ext", "backends",
+    # the run binds models to seats as inspect_ext does: the retry defaults and provider errors are transport's
+    "run": {"engine", "transport", "games", "fresh", "inspect_ext",
+            "analysis.verdicts", "analysis.cost", "analysis.report"},
+    "pytest_plugin": {"engine", "transport", "metrics", "games", "fresh", "backends", "run",
                       "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.history"},
     "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis.cost", "analysis.report"},
     "cli": {"engine", "transport", "metrics", "games", "published", "fresh", "inspect_ext", "backends",
             "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings",
-            "analysis.history",
-            "pytest_plugin", "arena"},
+            "analysis.history", "run", "arena"},  # never pytest_plugin: the run's core is run/ (issue 63)
 }
 # (importer, imported) -> (the modules it may import, why): the arrows that do not point down.
 # A row is a top-level package, or a room of a package split into rooms (ROOMS): `analysis.cost`.
@@ -345,6 +349,17 @@ def test_engine_names_no_provider(path):
 def test_shared_metrics_import_no_game(graph):
     chain = _chain(graph, f"{PACKAGE}.metrics", f"{PACKAGE}.games")
     assert chain is None, f"metrics/ reaches games/: {' -> '.join(chain)}"
+
+
+def test_the_run_core_is_not_pytest(graph):
+    """run/ is what every front needs to plan and play cases (issue 63): pytest and xdist stay in
+    pytest_plugin/, and the room's docstring says what it owns and may import."""
+    for outside in ("pytest", "_pytest", "xdist", "pluggy"):
+        if outside in graph.modules:
+            chain = _chain(graph, f"{PACKAGE}.run", outside)
+            assert chain is None, f"run/ reaches {outside}: {' -> '.join(chain)}"
+    doc = ast.get_docstring(ast.parse((resources.files(PACKAGE) / "run" / "__init__.py").read_text(encoding="utf-8")))
+    assert doc and "import" in doc, "run/__init__.py: say what the room owns and what it may import"
 
 
 @pytest.mark.parametrize("layer", ("engine", "games", "metrics"))

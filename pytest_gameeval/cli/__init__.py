@@ -1,5 +1,8 @@
 """The `gameeval` command: one line per subcommand, each loaded only when run from its own module
-here (its arguments and entry; the logic it calls lives where it belongs: analysis/, backends/, ...)."""
+here (its arguments and entry; the logic it calls lives where it belongs: analysis/, backends/, ...).
+
+The top front: may import every room below it, the run's core (run/) and the arena; never the pytest
+plugin (pytest_plugin/), whose hooks are pytest's alone (issue 63)."""
 
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
 
     from pytest_gameeval.backends.local_weights import canonical_model_name
-    from pytest_gameeval.pytest_plugin.settings import gate_metric_option
+    from pytest_gameeval.run.settings import gate_metric_option
 
     games = list(GAMES) if args.games.strip() == "all" else [g.strip() for g in args.games.split(",") if g.strip()]
     for game in games:

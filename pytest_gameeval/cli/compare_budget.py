@@ -1,5 +1,5 @@
 """`gameeval compare --budget USD` refuses games one by one, as the plugin's budget does
-(pytest_plugin/budget.py): before a case starts, the expected cost of playing it on both sides is
+(run/budget.py): before a case starts, the expected cost of playing it on both sides is
 reserved in a ledger beside the logs (OUT/compare.spend.sqlite); a case that would pass the budget
 is not started on either side, so the two sides keep playing the same cases; a finished case
 replaces its reservation by what both sides cost, and cases waiting for room start as it frees.
@@ -22,7 +22,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pytest_gameeval.analysis.cost.prices import PriceTable, usd
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.inspect_ext.solver import NOT_STARTED_KEY, RECORD_KEY
-from pytest_gameeval.pytest_plugin.budget import BUDGET_REASON, Ledger, Spend, record_cost
+from pytest_gameeval.run.budget import BUDGET_REASON, Ledger, Spend, record_cost
 
 LEDGER = "compare.spend.sqlite"
 

@@ -28,8 +28,8 @@ def _per_case(games: Sequence[str], names: Mapping[str, str], task_args: Mapping
     percentile."""
     from pytest_gameeval.analysis.cost.estimate import estimate_plans, seat_models
     from pytest_gameeval.games.registry import get_spec
-    from pytest_gameeval.pytest_plugin.runner import plan_game
-    from pytest_gameeval.pytest_plugin.settings import Settings
+    from pytest_gameeval.run.plan import plan_game
+    from pytest_gameeval.run.settings import Settings
 
     out = []
     for game in games:

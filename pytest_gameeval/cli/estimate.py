@@ -72,12 +72,12 @@ def main(argv: list[str]) -> int:
 
 
 def _plans(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The run's games as the plugin would plan them (pytest_plugin.runner.plan_game)."""
+    """The run's games as the plugin would plan them (run.plan.plan_game)."""
     from pytest_gameeval.analysis.cost.estimate import replayed_gate_games, seat_models
     from pytest_gameeval.engine.key_values import key_value_pairs
     from pytest_gameeval.games.registry import GAMES
-    from pytest_gameeval.pytest_plugin.runner import gate_metrics, plan_game, score_keys, selected_specs
-    from pytest_gameeval.pytest_plugin.settings import Settings
+    from pytest_gameeval.run.plan import gate_metrics, plan_game, score_keys, selected_specs
+    from pytest_gameeval.run.settings import Settings
 
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]

@@ -18,7 +18,7 @@ def main(argv: list[str]) -> int:
     Exit 0: no game worse; 1: a game is worse, has too few games, or is missing on one side
     (`--allow-missing` accepts a missing game); 2: bad input (unreadable or incomparable reports),
     as one line on stderr (raised as GameEvalError)."""
-    from pytest_gameeval.pytest_plugin.settings import gate_metric_option
+    from pytest_gameeval.run.settings import gate_metric_option
 
     parser = _parser()
     args = parser.parse_args(argv)

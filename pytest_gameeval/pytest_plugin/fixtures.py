@@ -8,8 +8,8 @@ import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.pytest_plugin.items import GameCaseError
-from pytest_gameeval.pytest_plugin.settings import Settings
 from pytest_gameeval.pytest_plugin.state import NO_MODEL_REASON, STATE
+from pytest_gameeval.run.settings import Settings
 
 EVALUATED = "evaluated"  # = engine.spec.EVALUATED, not imported to keep this module light
 
@@ -32,7 +32,7 @@ def gameeval_play(pytestconfig: pytest.Config) -> Any:
     def play(game: str, row: str | None = None, *, trial: int = 0, options: dict[str, Any] | None = None,
              roles: dict[str, Any] | None = None) -> Any:
         from pytest_gameeval.games.registry import get_spec
-        from pytest_gameeval.pytest_plugin.runner import Case
+        from pytest_gameeval.run.plan import Case
 
         roles = dict(roles or {})
         if EVALUATED not in roles and not state.settings.model:

@@ -102,7 +102,7 @@ def stored_baseline(state: GameEvalState) -> str | None:
     if option_value(config, "gameeval_baseline"):
         raise GameEvalError("--gameeval-compare and --gameeval-baseline both name a baseline: give one")
     from pytest_gameeval.analysis.history.choose import choose
-    from pytest_gameeval.pytest_plugin.runner import expected_decoding
+    from pytest_gameeval.run.plan import expected_decoding
 
     settings = state.settings
     preview = {"games": {name: {"options": p.options.as_dict(), "dataset": p.dataset, "version": p.spec.version,
@@ -157,7 +157,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     name = save_name(session.config)
     if state is None or state.report is None or state.report_path is None or name is None or state.is_worker:
         return
-    from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
+    from pytest_gameeval.run.exit_codes import PROVIDER_FAILED
 
     if session.exitstatus == PROVIDER_FAILED or not any(c["status"] == "played" for c in state.report["cases"]):
         why = "the provider stopped the run" if session.exitstatus == PROVIDER_FAILED else "no game was played"

@@ -11,8 +11,8 @@ import pytest
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.pytest_plugin.options import option_value
-from pytest_gameeval.pytest_plugin.settings import shard_map
 from pytest_gameeval.pytest_plugin.state import NO_MODEL_REASON, STATE, GameEvalState
+from pytest_gameeval.run.settings import shard_map
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -50,7 +50,7 @@ class GameCaseItem(pytest.Item):
             raise GameEvalError(self.broken)
         if self.case is None:
             pytest.skip(self.placeholder or NO_MODEL_REASON)
-        from pytest_gameeval.pytest_plugin.runner import WorkerGameTimeout  # loaded: a model is given
+        from pytest_gameeval.run.runner import WorkerGameTimeout  # loaded: a model is given
 
         try:
             result = state_result(state, self)
@@ -111,7 +111,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
-    from pytest_gameeval.pytest_plugin.settings import game_of_nodeid
+    from pytest_gameeval.run.settings import game_of_nodeid
 
     state.selected_cases = {i.case.name for i in session.items if isinstance(i, GameCaseItem) and i.case is not None}
     state.gates_selected = {g for i in session.items if i.nodeid.endswith("[gate]")

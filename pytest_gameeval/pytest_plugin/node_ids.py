@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_gameeval.pytest_plugin.settings import NODE_PREFIX
+from pytest_gameeval.run.settings import NODE_PREFIX
 
 ROOT = NODE_PREFIX.removesuffix("::")  # "gameeval": every game item
 CLAIMED = pytest.StashKey[list[str]]()

@@ -15,7 +15,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.fresh.resolve import is_fresh
 from pytest_gameeval.games.registry import GAMES
-from pytest_gameeval.pytest_plugin.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
+from pytest_gameeval.run.settings import GateConfig, Settings, gate_metric_option, parse_scalar, parse_slice
 from pytest_gameeval.transport.retry_defaults import ATTEMPT_TIMEOUT, MAX_RETRIES, TIMEOUT
 
 DEFAULT_REPORT = "reports/gameeval-report.json"

@@ -20,10 +20,10 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.safe_io import beside
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
-from pytest_gameeval.pytest_plugin.journal import clear_journal
 from pytest_gameeval.pytest_plugin.options import option_value
-from pytest_gameeval.pytest_plugin.settings import Settings
 from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
+from pytest_gameeval.run.journal import clear_journal
+from pytest_gameeval.run.settings import Settings
 
 # The modules these functions load inside their bodies are loaded lazily on purpose: this module
 # is imported by every pytest run (plugin.py), with or without a model, and the game records
@@ -70,7 +70,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.gate_summary and state.gate_summary["verdict"] == "fail" and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if _provider_stopped(state):  # nothing measured: say so apart from a model that got worse
-        from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
+        from pytest_gameeval.run.exit_codes import PROVIDER_FAILED
 
         session.exitstatus = PROVIDER_FAILED
 
@@ -78,8 +78,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _not_kept(session: pytest.Session, state: GameEvalState, payloads: list[dict[str, Any]]) -> bool:
     """A finished game the journal could not keep (a full disk) stopped the run: no report (it could
     not be written either, and would hold only some games), one line, exit 3, the journal kept."""
-    from pytest_gameeval.pytest_plugin.journal import journal_files, load_journal
-    from pytest_gameeval.pytest_plugin.runner import NOT_KEPT
+    from pytest_gameeval.run.journal import journal_files, load_journal
+    from pytest_gameeval.run.runner import NOT_KEPT
 
     causes = [c["reason"][len(NOT_KEPT):] for p in payloads for c in p["cases"]
               if str(c.get("reason") or "").startswith(NOT_KEPT)]
@@ -106,7 +106,7 @@ def _say_interrupted(session: pytest.Session, state: GameEvalState) -> None:
     """No report from a run cut short (it would hold only some games, and writing it clears the
     journal): the finished games stay in the journal, and the same command with --gameeval-resume
     plays only the rest."""
-    from pytest_gameeval.pytest_plugin.journal import journal_files, load_journal
+    from pytest_gameeval.run.journal import journal_files, load_journal
 
     report_path = report_path_of(state)
     kept = len(load_journal(report_path))
@@ -140,7 +140,7 @@ def _broken_and_selected(state: GameEvalState, session: pytest.Session) -> list[
 
 def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
     """A game whose cases could not be made (its data): in the report, with no games and the reason."""
-    from pytest_gameeval.pytest_plugin.runner import directions_of, score_keys  # lazy: inspect
+    from pytest_gameeval.run.plan import directions_of, score_keys  # lazy: inspect
 
     spec = get_spec(name)
     rate_keys, mean_keys = score_keys(spec)
@@ -198,7 +198,7 @@ def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
     """The report's `games`: every game played, and every game whose data could not be read."""
     from pytest_gameeval.analysis.report.game import game_entry  # lazy: jsonlines, the games' specs
     from pytest_gameeval.engine.record import GameRecord
-    from pytest_gameeval.pytest_plugin.runner import directions_of  # lazy: inspect
+    from pytest_gameeval.run.plan import directions_of  # lazy: inspect
 
     games: dict[str, Any] = {}
     for name in sorted({c["game"] for c in ordered}):
@@ -317,8 +317,8 @@ def _journalled_payload(state: GameEvalState, reported: set[str]) -> dict[str, A
     """Games this run finished and journalled that no process handed over (an xdist worker that
     crashed after them), and the cases that were in flight on a crashed worker (not played)."""
     from pytest_gameeval.engine.record import GameRecord
-    from pytest_gameeval.pytest_plugin.journal import game_identity, load_journal, mismatch
-    from pytest_gameeval.pytest_plugin.runner import HANDED_OVER_REASON, CaseResult
+    from pytest_gameeval.run.journal import game_identity, load_journal, mismatch
+    from pytest_gameeval.run.runner import HANDED_OVER_REASON, CaseResult
 
     if _nothing_left_in_journal(state, reported):  # not the journal read back whole at the end for nothing
         return {"cases": [], "records": [], "gates": {}}

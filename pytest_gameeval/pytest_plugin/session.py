@@ -99,7 +99,7 @@ def _prepare(state: GameEvalState) -> None:
     """With a model: every input checked now, so bad input is one line before anything runs;
     a game whose data cannot be read fails its own item instead (state.broken)."""
     from pytest_gameeval.analysis.report.file import incomparable, read_report
-    from pytest_gameeval.pytest_plugin.runner import expected_decoding, gate_metrics, score_keys
+    from pytest_gameeval.run.plan import expected_decoding, gate_metrics, score_keys
 
     settings = state.settings
     if not state.is_worker:  # before anything of an earlier run's files is touched
@@ -216,7 +216,7 @@ def _refuse_writing_the_baseline(state: GameEvalState, baseline: str, path: Path
 
 def _own_report_path(state: GameEvalState) -> None:
     """One run owns its report path (report_lock.py); a stale lock taken over is said in one line."""
-    from pytest_gameeval.pytest_plugin.report_lock import ReportLock
+    from pytest_gameeval.run.report_lock import ReportLock
 
     report_path = report_path_of(state)
     try:  # an unwritable report path is bad input: say so before any game is played
@@ -240,7 +240,7 @@ def _open_journal(state: GameEvalState) -> None:
     --gameeval-resume reuses none of them (the run token)."""
     import uuid
 
-    from pytest_gameeval.pytest_plugin.journal import Journal, game_identity, load_journal
+    from pytest_gameeval.run.journal import Journal, game_identity, load_journal
 
     report_path = report_path_of(state)
     resume = bool(option_value(state.config, "gameeval_resume"))

@@ -120,7 +120,7 @@ def _print_estimate(config: pytest.Config, state: GameEvalState, table: Any) -> 
 def _start_spend(config: pytest.Config, state: GameEvalState, table: Any, budget: float | None) -> None:
     """The shared ledger (fresh from the controller or the single process), the runner's hook, and a
     progress line of the spend. With a budget every model the run seats must have a price."""
-    from pytest_gameeval.pytest_plugin.budget import Ledger, Spend, SpendTally, ledger_path
+    from pytest_gameeval.run.budget import Ledger, Spend, SpendTally, ledger_path
 
     estimate = plan_estimate(state, table)
     if budget is not None and estimate["unpriced"]:

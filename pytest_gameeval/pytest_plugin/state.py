@@ -11,7 +11,7 @@ import pytest
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.progress import Ticker
 from pytest_gameeval.pytest_plugin.options import option_value
-from pytest_gameeval.pytest_plugin.settings import Settings
+from pytest_gameeval.run.settings import Settings
 
 NO_MODEL_REASON = (
     "gameeval: no model to evaluate (give --gameeval-model=PROVIDER/MODEL or set gameeval_model in the ini file)"
@@ -54,7 +54,7 @@ class GameEvalState:
     @property
     def runner(self) -> Any:
         if self._runner is None:
-            from pytest_gameeval.pytest_plugin.runner import Runner
+            from pytest_gameeval.run.runner import Runner
 
             self._runner = Runner(self.settings, self.baseline)
         return self._runner
@@ -70,7 +70,7 @@ class GameEvalState:
 
     def make_plans(self) -> None:
         from pytest_gameeval.games.registry import check_scripted_model
-        from pytest_gameeval.pytest_plugin.runner import plan_game, selected_specs
+        from pytest_gameeval.run.plan import plan_game, selected_specs
 
         settings = self.settings
         for spec in selected_specs(settings):
@@ -88,7 +88,7 @@ class GameEvalState:
             except GameEvalError as e:  # a data or strength problem fails this game's item, not the session
                 self.broken[spec.name] = str(e)
         if settings.slice is not None:
-            from pytest_gameeval.pytest_plugin.runner import slice_plans
+            from pytest_gameeval.run.plan import slice_plans
 
             slice_plans(list(self.plans.values()), *settings.slice)
 

@@ -141,7 +141,7 @@ def provider_failures(cases: list[dict[str, Any]]) -> dict[str, Any]:
     not started because the run stopped, the causes (most frequent first) and whether it stopped."""
     from collections import Counter
 
-    from pytest_gameeval.pytest_plugin.provider_stop import STOPPED
+    from pytest_gameeval.run.provider_stop import STOPPED
 
     failed = [c for c in cases if c.get("provider")]
     stopped = [c for c in cases if str(c.get("reason") or "").startswith(STOPPED)]
@@ -159,7 +159,7 @@ def content_filtered(cases: list[dict[str, Any]]) -> int:
 
 def provider_lines(cases: list[dict[str, Any]]) -> list[str]:
     """The summary's last lines when the provider failed: what, how many games, and the exit code."""
-    from pytest_gameeval.pytest_plugin.exit_codes import PROVIDER_FAILED
+    from pytest_gameeval.run.exit_codes import PROVIDER_FAILED
 
     lost = provider_failures(cases)
     lines = []

@@ -37,7 +37,7 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
         if state is not None:
             state.timed_out = f"{item.nodeid} ran past --timeout {settings.timeout:g} s"
         if hasattr(item.config, "workerinput"):  # a KeyboardInterrupt would take the worker down
-            from pytest_gameeval.pytest_plugin.runner import WorkerGameTimeout  # loaded: a game is in play
+            from pytest_gameeval.run.runner import WorkerGameTimeout  # loaded: a game is in play
 
             raise WorkerGameTimeout(f"{item.nodeid} ran past --timeout {settings.timeout:g} s")
         raise GameTimeout(f"{item.nodeid}: --timeout {settings.timeout:g} s")

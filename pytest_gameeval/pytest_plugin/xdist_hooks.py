@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_gameeval.pytest_plugin.settings import game_of_nodeid, shard_map
+from pytest_gameeval.run.settings import game_of_nodeid, shard_map
 
 if TYPE_CHECKING:
     from pytest_gameeval.pytest_plugin.state import GameEvalState

@@ -20,7 +20,7 @@ from pytest_gameeval.analysis.cost.profile import load_profiles
 from pytest_gameeval.analysis.cost.report import cost_diff, cost_diff_lines, gate_savings
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.pytest_plugin.budget import Ledger, Spend
+from pytest_gameeval.run.budget import Ledger, Spend
 
 PRICES = {"input": 2.5, "output": 10, "input_cache_write": 3.125, "input_cache_read": 1.25}
 
@@ -151,7 +151,7 @@ def test_the_ledger_is_one_budget_for_every_process(tmp_path):
 
 
 def test_the_progress_line_gives_the_spend_so_far_and_the_estimate_to_finish(tmp_path):
-    from pytest_gameeval.pytest_plugin.budget import SpendTally
+    from pytest_gameeval.run.budget import SpendTally
 
     ledger = Ledger(tmp_path / "spend.sqlite", 1.0, fresh=True)
     tally = SpendTally(ledger, lambda: (10, 0.05))

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.analysis.history.store import RunStore, is_run_id, new_run_id
 from pytest_gameeval.analysis.verdicts.gate_config import Relative, absolute_tolerance
 from pytest_gameeval.cli import main as cli
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.pytest_plugin.settings import gate_metric_option
+from pytest_gameeval.run.settings import gate_metric_option
 
 pytest_plugins = ["pytester"]
 

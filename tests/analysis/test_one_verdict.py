@@ -15,8 +15,8 @@ from pytest_gameeval.analysis.verdicts.game import BETTER, MISSING, SAME, TOO_FE
 from pytest_gameeval.analysis.verdicts.gate import GameGate
 from pytest_gameeval.analysis.verdicts.gate_config import GateConfig
 from pytest_gameeval.games.registry import get_spec
-from pytest_gameeval.pytest_plugin.runner import gate_metrics, score_keys
-from pytest_gameeval.pytest_plugin.settings import Settings
+from pytest_gameeval.run.plan import gate_metrics, score_keys
+from pytest_gameeval.run.settings import Settings
 
 GAME = "askguess"  # gated on two metrics, as every game is: its headline and legal_first_try
 ALPHA, TOLERANCE = 0.05, 0.1

@@ -36,7 +36,7 @@ from pytest_gameeval.analysis.verdicts.judge import (
 )
 from pytest_gameeval.cli.report import main
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.pytest_plugin.settings import GateConfig, shard_map
+from pytest_gameeval.run.settings import GateConfig, shard_map
 
 
 def cases(wins: list[float], rounds: list[float] | None = None, *, game: str = "g", seed0: int = 0) -> list[dict]:

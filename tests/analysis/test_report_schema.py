@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.analysis.report.schema import check_report, schema_errors, schema_text, write_report
 from pytest_gameeval.engine.errors import GameEvalError

@@ -231,8 +231,8 @@ def test_the_embedded_model_sends_length_caps_with_the_schema():
 
 
 def test_the_gate_knows_a_run_s_decoding_before_playing():
-    from pytest_gameeval.pytest_plugin.runner import expected_decoding
-    from pytest_gameeval.pytest_plugin.settings import Settings
+    from pytest_gameeval.run.plan import expected_decoding
+    from pytest_gameeval.run.settings import Settings
 
     spec = get_spec("askguess")
     auto = spec.parse_options({})

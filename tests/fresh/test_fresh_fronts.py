@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once: pytester's in-process runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.fresh.cases import fresh_rows
 from pytest_gameeval.fresh.lexicon import lexicon_digest
 

@@ -19,7 +19,7 @@ from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.askguess import metrics as askguess_metrics
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.inspect_ext.task import game_task
-from pytest_gameeval.pytest_plugin.settings import Settings
+from pytest_gameeval.run.settings import Settings
 
 pytest_plugins = ["pytester"]
 
@@ -64,7 +64,7 @@ def test_the_plugin_flag_is_the_protocol_option():
 
 
 def test_gameeval_protocol_paper_runs_and_is_reported(pytester):
-    import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once, not per in-process run)
+    import pytest_gameeval.run.runner  # noqa: F401  (imported once, not per in-process run)
 
     result = pytester.runpytest_inprocess(
         "--gameeval-games",

@@ -12,7 +12,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import pytest_gameeval.backends.registry  # noqa: F401  (the scripted provider, registered once)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once: pytester's in-process runs)
+import pytest_gameeval.run.runner  # noqa: F401  (imported once: pytester's in-process runs)
 from pytest_gameeval.inspect_ext.task import game_task
 from pytest_gameeval.transport import heap
 

@@ -11,7 +11,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 import pytest_gameeval.backends.registry  # noqa: F401  (the scripted provider, registered once)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (imported once: pytester's in-process runs)
+import pytest_gameeval.run.runner  # noqa: F401  (imported once: pytester's in-process runs)
 from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.engine.seating import Seating, seat_table, why_played
 from pytest_gameeval.games.registry import get_spec

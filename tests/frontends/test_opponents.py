@@ -9,7 +9,7 @@ import json
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once: pytester's in-process runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.analysis.report.file import diff_reports, read_report
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.games.registry import GAMES, get_spec, reference_model

@@ -3,7 +3,7 @@
 import json
 
 import pytest_gameeval.backends.registry  # noqa: F401
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.engine.roles import lookup_role, role_names
 from pytest_gameeval.games.registry import get_spec

@@ -19,7 +19,7 @@ import pytest
 from fault_server import start
 from inspect_ai.log import read_eval_log
 
-PROVIDER_FAILED = 6  # pytest_plugin/exit_codes.py
+PROVIDER_FAILED = 6  # run/exit_codes.py
 ASKGUESS = ["--gameeval-games", "askguess", "--gameeval-limit", "2", "--gameeval-option", "max_rounds=3"]
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for in-process pytester runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval import cli
 from pytest_gameeval.engine.data import game_data_dir
 from pytest_gameeval.engine.errors import GameEvalError

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.pytest_plugin.report_lock import ReportLock, lock_path
+from pytest_gameeval.run.report_lock import ReportLock, lock_path
 
 PROCESSES = 4
 ROUNDS = 20

@@ -73,7 +73,7 @@ def test_a_fifo_given_as_report_or_baseline_is_an_error_not_a_wait(tmp_path, bas
 
 
 def test_a_fifo_journal_is_an_error_not_a_wait(tmp_path):
-    from pytest_gameeval.pytest_plugin.journal import load_journal
+    from pytest_gameeval.run.journal import load_journal
 
     os.mkfifo(tmp_path / "r.json.journal-main.jsonl")
     with pytest.raises(GameEvalError, match="r.json.journal-main.jsonl: cannot read the journal .it is a FIFO."):
@@ -112,9 +112,9 @@ def test_rejudge_over_its_source_or_its_records_is_refused(tmp_path, base):
 
 def test_files_beside_a_report_are_named_from_its_whole_name():
     from pytest_gameeval.analysis.report.file import records_path_for
-    from pytest_gameeval.pytest_plugin.budget import ledger_path
-    from pytest_gameeval.pytest_plugin.journal import journal_path
-    from pytest_gameeval.pytest_plugin.report_lock import lock_path
+    from pytest_gameeval.run.budget import ledger_path
+    from pytest_gameeval.run.journal import journal_path
+    from pytest_gameeval.run.report_lock import lock_path
 
     def beside(report: str) -> set[Path]:
         p = Path(report)
@@ -200,7 +200,7 @@ def test_the_records_seal_is_computed_in_bounded_memory(tmp_path):
 
 
 def test_an_over_long_journal_line_is_one_error_naming_file_and_line(tmp_path, monkeypatch):
-    from pytest_gameeval.pytest_plugin import journal
+    from pytest_gameeval.run import journal
 
     monkeypatch.setattr(journal, "MAX_LINE_BYTES", 100)
     path = tmp_path / "r.json.journal-main.jsonl"

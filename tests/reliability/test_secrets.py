@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for in-process pytester runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 
 pytest_plugins = ["pytester"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.analysis.history.store import RunStore
 from pytest_gameeval.cli import main as cli
 

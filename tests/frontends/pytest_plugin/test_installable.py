@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval import __version__
 from pytest_gameeval.analysis.report.file import read_report
 

@@ -15,7 +15,7 @@ import pytest
 from conftest import loopback_server
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once here: pytester's in-process
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401  runs would otherwise re-import inspect every time)
+import pytest_gameeval.run.runner  # noqa: F401  runs would otherwise re-import inspect every time)
 from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.games.registry import GAMES, get_spec
 

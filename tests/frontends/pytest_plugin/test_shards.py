@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once for pytester's in-process runs)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.cli import main as cli
-from pytest_gameeval.pytest_plugin.settings import slice_of
+from pytest_gameeval.run.settings import slice_of
 
 pytest_plugins = ["pytester"]
 
@@ -38,7 +38,7 @@ def test_slices_are_exact_balanced_and_need_no_hashing():
         assert sorted(set(slices)) == list(range(min(count, len(costs))))  # every case in exactly one slice
         loads = [sum(c for c, k in zip(costs, slices) if k == j) for j in range(count)]
         assert max(loads) - min(loads) <= max(costs)  # balanced to within one case's cost
-    script = "from pytest_gameeval.pytest_plugin.settings import slice_of; print(slice_of([3.0, 1, 1, 2, 5, 1], 3))"
+    script = "from pytest_gameeval.run.settings import slice_of; print(slice_of([3.0, 1, 1, 2, 5, 1], 3))"
     runs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                            env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("0", "1", "12345")}
     assert len(runs) == 1 and runs.pop().strip() == str(slice_of([3.0, 1, 1, 2, 5, 1], 3))

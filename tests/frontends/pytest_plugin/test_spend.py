@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import loopback_server
 
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401  (inspect imported once for in-process runs)
+import pytest_gameeval.run.runner  # noqa: F401  (inspect imported once for in-process runs)
 from pytest_gameeval.analysis.cost.prices import usd as money
 from pytest_gameeval.analysis.report.file import read_report
 

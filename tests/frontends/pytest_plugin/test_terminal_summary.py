@@ -4,7 +4,7 @@ with a 95% interval and its count; a gate that could not decide says the sample 
 import re
 
 import pytest_gameeval.backends.registry  # noqa: F401  (imported once: pytester runs in-process)
-import pytest_gameeval.pytest_plugin.runner  # noqa: F401
+import pytest_gameeval.run.runner  # noqa: F401
 from pytest_gameeval.analysis.report.file import read_report
 from pytest_gameeval.metrics.stats import rate
 from pytest_gameeval.pytest_plugin.summary import game_lines
