@@ -46,8 +46,8 @@ def _local_payload(state: GameEvalState) -> dict[str, Any]:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = session.config.stash.get(STATE, None)
-    if state is None or not state.settings.model:
-        return
+    if state is None or not state.settings.model or session.config.option.collectonly:
+        return  # --co: no game ran, nothing to hand over or report (and no runner, so no inspect, is made)
     if state.is_worker:
         session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
         return

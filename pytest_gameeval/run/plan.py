@@ -14,7 +14,6 @@ from pytest_gameeval.engine.replies import decoding_label
 from pytest_gameeval.engine.spec import GameSpec, Row
 from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.games.registry import GAMES, get_spec
-from pytest_gameeval.inspect_ext.decoding import resolve_structured
 from pytest_gameeval.run.settings import NODE_PREFIX, Settings
 
 # -- cases and shards ---------------------------------------------------------------------------
@@ -79,6 +78,9 @@ def plan_game(spec: GameSpec, settings: Settings) -> GamePlan:
 def expected_decoding(spec: GameSpec, options: GameOptions, settings: Settings) -> str:
     """The structured decoding a game's seats will use ("on", "off", "mixed"), known before playing:
     from the `structured` option and the models bound to the game's roles."""
+    # inspect loads here, not with the plan (--co plans every case and imports no inspect)
+    from pytest_gameeval.inspect_ext.decoding import resolve_structured
+
     models = {settings.model or ""}
     for role, bound in settings.roles.items():
         if role in spec.bindable_roles() or role.split("[")[0] in spec.bindable_roles():
