@@ -21,7 +21,7 @@ from pytest_gameeval.engine.safe_io import beside
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
 from pytest_gameeval.pytest_plugin.options import option_value
-from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
+from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, plays_nothing, report_path_of
 from pytest_gameeval.run.journal import clear_journal
 from pytest_gameeval.run.settings import Settings
 
@@ -46,7 +46,7 @@ def _local_payload(state: GameEvalState) -> dict[str, Any]:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = session.config.stash.get(STATE, None)
-    if state is None or not state.settings.model or session.config.option.collectonly:
+    if state is None or not state.settings.model or plays_nothing(session.config):
         return  # --co: no game ran, nothing to hand over or report (and no runner, so no inspect, is made)
     if state.is_worker:
         session.config.workeroutput["gameeval"] = json.dumps(_local_payload(state), allow_nan=True)  # type: ignore[attr-defined]
@@ -140,7 +140,7 @@ def _broken_and_selected(state: GameEvalState, session: pytest.Session) -> list[
 
 def _errored_game(name: str, reason: str, settings: Settings) -> dict[str, Any]:
     """A game whose cases could not be made (its data): in the report, with no games and the reason."""
-    from pytest_gameeval.run.plan import directions_of, score_keys  # lazy: inspect
+    from pytest_gameeval.run.plan import directions_of, score_keys  # lazy: the games' code
 
     spec = get_spec(name)
     rate_keys, mean_keys = score_keys(spec)
@@ -198,7 +198,7 @@ def _game_entries(state: GameEvalState, ordered: list[dict[str, Any]],
     """The report's `games`: every game played, and every game whose data could not be read."""
     from pytest_gameeval.analysis.report.game import game_entry  # lazy: jsonlines, the games' specs
     from pytest_gameeval.engine.record import GameRecord
-    from pytest_gameeval.run.plan import directions_of  # lazy: inspect
+    from pytest_gameeval.run.plan import directions_of  # lazy: the games' code
 
     games: dict[str, Any] = {}
     for name in sorted({c["game"] for c in ordered}):

@@ -14,7 +14,7 @@ from pytest_gameeval.engine.progress import Tally, Ticker, progress_seconds, wit
 from pytest_gameeval.engine.safe_io import OutputError
 from pytest_gameeval.games.registry import GAMES
 from pytest_gameeval.pytest_plugin.options import option_value, rootdir_moved, settings_from_config
-from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, report_path_of
+from pytest_gameeval.pytest_plugin.state import STATE, GameEvalState, plays_nothing, report_path_of
 from pytest_gameeval.pytest_plugin.xdist_hooks import XdistHooks
 from pytest_gameeval.transport.fast_path import ENV as FAST_PATH_ENV
 
@@ -141,14 +141,8 @@ def _prepare(state: GameEvalState) -> None:
         if reasons:
             raise GameEvalError(f"baseline {baseline} does not match this run: " + "; ".join(reasons))
     _open_journal(state)
-    if not state.is_controller and not _plays_nothing(state.config):
+    if not state.is_controller and not plays_nothing(state.config):
         _start_progress(state)
-
-
-def _plays_nothing(config: pytest.Config) -> bool:
-    """`--co` and `--help` check every input as a run would, but play no game: no runner is made
-    (its module imports inspect), no journal is read, no progress lines start."""
-    return bool(config.option.collectonly or config.option.help)
 
 
 # The real stdout and stderr, kept before pytest's capture takes fds 1 and 2 (a test's output is
@@ -252,7 +246,7 @@ def _open_journal(state: GameEvalState) -> None:
     resume = bool(option_value(state.config, "gameeval_resume"))
     workerinput = getattr(state.config, "workerinput", {})
     state.run_token = workerinput.get("gameeval_run") or uuid.uuid4().hex
-    if state.is_controller or _plays_nothing(state.config):
+    if state.is_controller or plays_nothing(state.config):
         return
     runner = state.runner
     runner.identities = {name: game_identity(state.settings, plan) for name, plan in state.plans.items()}

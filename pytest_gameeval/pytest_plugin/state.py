@@ -119,3 +119,9 @@ STATE = pytest.StashKey[GameEvalState]()
 def report_path_of(state: GameEvalState) -> Path:
     path = Path(str(option_value(state.config, "gameeval_report")))
     return path if path.is_absolute() else state.config.rootpath / path
+
+
+def plays_nothing(config: pytest.Config) -> bool:
+    """`--co` and `--help` check every input as a run would, but play no game: no runner is made
+    (its module imports inspect), no journal is read, no progress lines start, nothing is reported."""
+    return bool(config.option.collectonly or config.option.help)
