@@ -124,6 +124,17 @@ class ArenaServer:
         self.stop()
 
 
+def page_field(pattern: re.Pattern[str], page: str) -> str:
+    """A form field of an arena page; a page without the move form says what it is instead (its
+    heading and error line), so a failed run names the page the server sent."""
+    found = pattern.search(page)
+    if found is None:
+        shown = re.findall(r"<h1>(.*?)</h1>|id=\"(?:error|outcome)\">(.*?)<", page)
+        said = [re.sub(r"<[^>]+>", "", part).strip() for parts in shown for part in parts if part]
+        raise RuntimeError(f"the page has no move form ({pattern.pattern.split()[0]}): it says {said or page[:300]!r}")
+    return found.group(1)
+
+
 def person_reply(game: str, page: str, turn: int) -> str:
     """What a cooperative scripted person types: a button's answer, or text that breaks no rule."""
     choices = CHOICE.findall(page)
@@ -147,7 +158,7 @@ class Person:
     async def start(self, game: str, model: str | None = None, nickname: str | None = None) -> str:
         home = await self.client.get("/")
         home.raise_for_status()
-        form = {"csrf": CSRF.search(home.text).group(1), "game": game}
+        form = {"csrf": page_field(CSRF, home.text), "game": game}
         if model:
             form["model"] = model
         if nickname:
@@ -167,7 +178,7 @@ class Person:
         r = await self.client.post(
             f"/s/{sid}/move",
             headers={"X-Arena-Fetch": "1"},
-            data={"csrf": CSRF.search(page).group(1), "seq": SEQ.search(page).group(1), "text": text},
+            data={"csrf": page_field(CSRF, page), "seq": page_field(SEQ, page), "text": text},
         )
         elapsed = time.perf_counter() - started
         timing = dict(TIMING.findall(r.headers.get("server-timing", "")))

@@ -49,7 +49,9 @@ def test_a_side_cancelled_while_asking_never_leaves_the_other_side_waiting(tmp_p
     async def run() -> str | None:
         assert await pairs.refusal("askguess[1]#1", "askguess") is None  # running: holds 0.4 of 0.5
         asker = asyncio.ensure_future(pairs.refusal("askguess[2]#1", "askguess"))  # waits for room
-        await asyncio.sleep(0.2)
+        while "askguess[2]#1" not in pairs.pairs:  # the asker has begun its check
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)  # and is inside it, waiting
         asker.cancel()
         other_side = await asyncio.wait_for(pairs.refusal("askguess[2]#1", "askguess"), timeout=5)
         return other_side

@@ -346,8 +346,10 @@ def test_kill_9_mid_twenty_sessions_then_every_session_continues(database, tmp_p
             finished = [sid for sid, _ in [await people[0].play("taboo")]]
             sids = [await p.start(GAMES[i % 3]) for i, p in enumerate(people)]
             pages = [await p.page(s) for p, s in zip(people, sids)]
-            pages = [(await p.move(s, page, bench.person_reply(GAMES[i % 3], page, 0))).text
+            moved = [await p.move(s, page, bench.person_reply(GAMES[i % 3], page, 0))
                      for i, (p, s, page) in enumerate(zip(people, sids, pages))]
+            assert [r.status_code for r in moved] == [200] * len(moved), [r.text[-400:] for r in moved]
+            pages = [r.text for r in moved]
             # a second move from everyone, in flight while the server is killed
             flight = [asyncio.create_task(p.move(s, page, bench.person_reply(GAMES[i % 3], page, 1)))
                       for i, (p, s, page) in enumerate(zip(people, sids, pages))]

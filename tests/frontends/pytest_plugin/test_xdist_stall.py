@@ -4,7 +4,6 @@ xdist keeps it (workqueue: scope -> {nodeid: done}; assigned_work: worker -> the
 from __future__ import annotations
 
 import threading
-import time
 
 from pytest_gameeval.pytest_plugin.xdist_stall import StallWatch, stalled
 
@@ -31,12 +30,37 @@ def test_the_watch_interrupts_once_the_stall_lasts_and_says_why():
     assert causes == ["xdist stalled: 2 test items left and no worker given any for 0.4 s"]
 
 
+class WatchedSched(Sched):
+    """A Sched that counts the watch's looks at it, so a test waits for the watch, not the clock."""
+
+    def __init__(self, queue, assigned):
+        super().__init__(queue, assigned)
+        self.looks, self.looked = 0, threading.Condition()
+
+    @property
+    def workqueue(self):
+        with self.looked:
+            self.looks += 1
+            self.looked.notify_all()
+        return self._queue
+
+    @workqueue.setter
+    def workqueue(self, value):
+        self._queue = value
+
+    def wait_looks(self, n: int) -> bool:
+        with self.looked:
+            return self.looked.wait_for(lambda: self.looks >= n, timeout=30)
+
+
 def test_the_watch_forgives_a_pause_shorter_than_its_limit():
-    sched = Sched({"b": {"b::1": False}}, {"gw2": {}})
+    sched = WatchedSched({"b": {"b::1": False}}, {"gw2": {}})
     interrupted = threading.Event()
-    watch = StallWatch(sched, lambda cause: None, seconds=1.0, interrupt=interrupted.set).start()
-    time.sleep(0.5)
-    sched.assigned_work["gw2"] = sched.workqueue.pop("b")  # a replacement worker came up and took the work
-    sched.assigned_work["gw2"] = {"b": {"b::1": False}}
-    assert not interrupted.wait(1.5)
+    # a generous limit (looks every second): the un-stall below lands well inside it on a busy machine
+    watch = StallWatch(sched, lambda cause: None, seconds=4.0, interrupt=interrupted.set).start()
+    assert sched.wait_looks(1)  # the watch has seen the stall begin
+    sched.assigned_work["gw2"] = {"b": sched.workqueue.pop("b")}  # a replacement worker came up and took the work
+    seen = sched.looks
+    assert sched.wait_looks(seen + 2)  # and has looked twice since: no stall now
+    assert not interrupted.is_set()
     watch.stop()

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Hunt flaky tests: run a pytest command RUNS times, each in a random order (pytest-randomly, the seed
+# printed) with a CPU-bound process pinned beside it, and print every failure with its seed.
+# A test that fails only on a busy machine or in some order is a defect of the test or of the code
+# (docs/reliability.md, "Flake hunt"). Rerun a failure in its order with the same command and
+# `-p randomly --randomly-seed=SEED`.
+#
+#   scripts/flake_hunt.sh [RUNS] [-- PYTEST ARGS...]
+#
+# RUNS defaults to 10; PYTEST ARGS default to the README's test command's (-m "not slow" -n 2).
+# HOGS=N sets how many CPU-bound processes run beside it (default 1, pinned to the last core);
+# OUT=DIR where each run's log and the summary (runs.jsonl) go (default .flake-hunt/).
+# Exits 1 if any run failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+runs=10
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then runs=$1; shift; fi
+[ "${1:-}" = "--" ] && shift
+args=("$@")
+[ ${#args[@]} -eq 0 ] && args=(-m "not slow" -n 2)
+out=${OUT:-.flake-hunt}
+hogs=${HOGS:-1}
+mkdir -p "$out"
+
+python -c "import pytest_randomly" 2>/dev/null || { echo "flake_hunt: pytest-randomly is not installed (pip install pytest-randomly)"; exit 2; }
+
+hog_pids=()
+cleanup() { [ ${#hog_pids[@]} -gt 0 ] && kill "${hog_pids[@]}" 2>/dev/null; }
+trap cleanup EXIT INT TERM
+last_cpu=$(( $(nproc) - 1 ))
+for _ in $(seq "$hogs"); do
+  # bounded: the hog ends itself after 6 hours even if this script is killed with -9
+  taskset -c "$last_cpu" timeout 21600 python -c "while True: pass" &
+  hog_pids+=($!)
+done
+
+failed_runs=0
+for i in $(seq "$runs"); do
+  seed=$(python -c "import random; print(random.randrange(2**32))")
+  log="$out/run-$i-seed-$seed.log"
+  start=$(date +%s)
+  python -m pytest "${args[@]}" -p randomly --randomly-seed="$seed" -q -rfE >"$log" 2>&1
+  status=$?
+  seconds=$(( $(date +%s) - start ))
+  tail_line=$(grep -E "(passed|failed|error)" "$log" | tail -1)
+  failures=$(grep -E "^(FAILED|ERROR) " "$log" | sed 's/ - .*//' | sort -u)
+  echo "run $i seed $seed exit $status ${seconds}s: $tail_line"
+  [ -n "$failures" ] && echo "$failures" | sed "s/^/  seed $seed: /"
+  [ "$status" -ne 0 ] && failed_runs=$((failed_runs + 1))
+  python - "$out/runs.jsonl" "$i" "$seed" "$status" "$seconds" "$tail_line" "$failures" <<'EOF'
+import json, subprocess, sys
+path, run, seed, status, seconds, summary, failures = sys.argv[1:]
+commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+load = open("/proc/loadavg").read().split()[:3]
+with open(path, "a") as f:
+    f.write(json.dumps({"run": int(run), "seed": int(seed), "exit": int(status), "seconds": int(seconds),
+                        "summary": summary, "failures": [x for x in failures.splitlines() if x],
+                        "commit": commit, "loadavg": load}) + "\n")
+EOF
+done
+echo "flake_hunt: $runs runs, $failed_runs failed (logs and runs.jsonl in $out/)"
+[ "$failed_runs" -eq 0 ]
