@@ -173,7 +173,11 @@ def state_result(state: GameEvalState, item: GameCaseItem) -> Any:
                 [i.nodeid for i in session_items], state.settings.cases_per_shard, state.gated_games()
             )
         key = state.shards.get(item.nodeid)
-        shard = [i.case for i in session_items if state.shards.get(i.nodeid) == key]
+        # in the plan's order, not the session's: a plugin that reorders items (pytest-randomly) would
+        # otherwise change which games the sequential gate's first looks see, and so its verdict
+        planned = {c.name: n for n, c in enumerate(c for plan in state.plans.values() for c in plan.cases)}
+        shard = sorted((i.case for i in session_items if state.shards.get(i.nodeid) == key),
+                       key=lambda c: planned.get(c.name, len(planned)))
         # the sequential gate stops a game early only when its gate item will report the verdict:
         # a gate item deselected (-k "not gate", --deselect) leaves every selected case played
         gated = state.gate_metrics[case.game] if case.game in state.gated_games() & state.gates_selected else []
