@@ -102,3 +102,19 @@ def test_last_failed_reruns_the_failed_gate_and_names_lf_for_the_game_it_left_ou
     assert again.returncode == 1 and "FAILED gameeval::askguess[gate]" in again.stdout, again.stdout[-3000:]
     assert ("taboo: not gated: its gate item was not selected (-k, -m, --deselect, node ids, --lf or --sw)"
             in again.stdout), again.stdout[-3000:]
+
+
+def test_a_plugin_that_reorders_items_leaves_the_verdict_as_it_was(project):
+    """pytest-randomly shuffles the game items; the sequential gate still looks at the cases in the
+    plan's order, so every seed gets the unshuffled run's verdict, after as many games."""
+    pytest.importorskip("pytest_randomly")
+    args = [*GATED, "-p", "no:cacheprovider", "--gameeval-games", "askguess"]
+    at = args.index("no:randomly")
+    still = args[:at - 1] + args[at + 1:]  # GATED turns randomly off: the same run without that
+    unshuffled = run(project, *args)
+    verdict = [x for x in unshuffled.stdout.splitlines() if x.startswith("  askguess: WORSE")]
+    assert unshuffled.returncode == 1 and verdict, unshuffled.stdout[-3000:]
+    for seed in ("1", "2"):
+        # (before the cases were played in the plan's order, seeds 1 and 2 both ended undecided after 8)
+        shuffled = run(project, *still, "-p", "randomly", f"--randomly-seed={seed}")
+        assert shuffled.returncode == 1 and verdict[0] in shuffled.stdout, (seed, shuffled.stdout[-3000:])
