@@ -95,7 +95,8 @@ def test_rows_3_and_4_a_store_that_is_no_store_and_storage_after_the_subcommand(
                    f"history store {tmp_path / 'a-file'}: it is a file, not a store of runs")
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "code.py").write_text("")
-    for store, why in (("a-file", "it is a file, not a store of runs"), ("src", "holds other things than runs/ (code.py)")):
+    not_stores = (("a-file", "it is a file, not a store of runs"), ("src", "holds other things than runs/ (code.py)"))
+    for store, why in not_stores:
         for cmd in (["history", "--storage", store, "list"], ["history", "compare", "--storage", store],
                     ["history", "show", "latest", "--storage", store], ["history", "add", str(BASELINE), "--storage",
                                                                         store]):
