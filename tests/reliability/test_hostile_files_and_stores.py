@@ -103,6 +103,10 @@ def test_rows_3_and_4_a_store_that_is_no_store_and_storage_after_the_subcommand(
             code, text = in_process(tmp_path, *cmd, capsys=capsys, monkeypatch=monkeypatch)
             assert code == 2 and text.startswith(f"gameeval: error: history store {tmp_path / store}: {why}"), text
             assert text.count("\n") == 1, text
+    code, text = in_process(tmp_path, "history", "add", str(BASELINE), "--storage", "a-file/store", capsys=capsys,
+                            monkeypatch=monkeypatch)  # a path that cannot be created
+    assert code == 2 and text == (f"gameeval: error: history store {tmp_path / 'a-file' / 'store'}: a part of its "
+                                  "path is a file (Not a directory)\n"), text
     code, text = in_process(tmp_path, "history", "add", str(BASELINE), "--storage", "store", capsys=capsys,
                             monkeypatch=monkeypatch)
     assert code == 0 and "saved: run " in text, text
@@ -161,3 +165,35 @@ def test_row_2_a_dead_endpoint_is_named_as_such_and_the_store_works_once_it_is_b
     missing = url.replace("s3://runs-", "s3://gone-")
     one_line_error(run(tmp_path, GAMEEVAL, "history", "list", "--storage", missing, env=env), 2,
                    f"history store {missing}: no bucket '{missing[5:].split('/')[0]}' there")
+
+
+AUTH_SERVER = """
+import os, sys
+os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "0"  # moto checks every request's credentials from the first
+from moto.server import ThreadedMotoServer
+server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+server.start()
+print(server.get_host_and_port()[1], flush=True)
+sys.stdin.read()  # until the test closes our standard input
+"""
+
+
+@pytest.mark.slow  # moto's server in a process of its own (its credentials check is read at import), pytest runs
+def test_refused_credentials_are_named_as_such_before_play(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    server = subprocess.Popen([sys.executable, "-c", AUTH_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = int(server.stdout.readline())  # the server says its port once it listens
+        env = {"AWS_ACCESS_KEY_ID": "not-a-key", "AWS_SECRET_ACCESS_KEY": "x", "AWS_DEFAULT_REGION": "us-east-1",
+               "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
+        url = "s3://team-runs/prefix"
+        refused = f"history store {url}: access refused: the credentials are not accepted"
+        one_line_error(run(tmp_path, GAMEEVAL, "history", "list", "--storage", url, env=env), 2, refused)
+        saving = run(tmp_path, sys.executable, "-m", "pytest", *PLAY, "--gameeval-autosave",
+                     f"--gameeval-storage={url}", env=env)
+        one_line_error(saving, 4, f"--gameeval-storage: {refused}")
+        assert "passed" not in saving.stdout  # before play
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
