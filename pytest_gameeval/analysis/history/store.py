@@ -215,7 +215,7 @@ class RunStore:
                                 "or a prefix holding runs/): give the store's folder or URL")
         others = sorted(name for name, kind in ((e["name"].rstrip("/").rsplit("/", 1)[-1], e.get("type"))
                                                 for e in self.fs.ls(self.root, detail=True))
-                        if (name, kind) != ("runs", "directory"))
+                        if (name, kind) != ("runs", "directory") and not name.startswith("."))  # .DS_Store
         if others:
             shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
             raise GameEvalError(f"history store {self.label}: holds other things than runs/ ({shown}): not a store "
