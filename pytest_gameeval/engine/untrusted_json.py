@@ -6,7 +6,7 @@ The strict `json` module accepts what later breaks code that trusts the value, s
 
 - **nesting**: json itself raises RecursionError past ~1,000 levels, and any recursive walk of the
   value (cleaning it, writing it back, comparing it) fails below that: refused past MAX_DEPTH
-  (our files nest 8 levels at most);
+  (our files nest 8 levels at most, a model reply is kept as text);
 - **integers of any length**: json raises ValueError past 4,300 digits and `float(n)` overflows
   past 308: refused past MAX_INT_DIGITS;
 - **duplicate keys**: json keeps the last silently, other readers the first, so two tools would
@@ -29,7 +29,7 @@ from typing import Any
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.safe_io import open_regular, why
 
-MAX_DEPTH = 64
+MAX_DEPTH = 100  # ours nest 8 levels; recursive code (clean, deepcopy, json.dumps) has room for 100
 MAX_INT_DIGITS = 300
 _BIGGEST = 10**MAX_INT_DIGITS
 
@@ -108,7 +108,7 @@ def parse_named(text: str | bytes, where: str | Path, what: str) -> Any:
 
 
 def unfit_line(e: UnfitJSON, where: str | Path, what: str) -> str:
-    """`WHERE[:LINE]: WHAT is not valid JSON (...)`, `WHERE: WHAT nests deeper than 64 levels`, ..."""
+    """`WHERE[:LINE]: WHAT is not valid JSON (...)`, `WHERE: WHAT nests deeper than 100 levels`, ..."""
     return f"{where}" + (f":{e.lineno}" if e.lineno else "") + f": {what} {e.reason}"
 
 

@@ -72,21 +72,36 @@ def in_process(cwd: Path, *argv: str, capsys, monkeypatch) -> tuple[int, str]:
     return code, out.out + out.err
 
 
-def test_row_1_hostile_reports_to_report_diff_and_rejudge(tmp_path, capsys, monkeypatch):
+def _row_1(tmp_path: Path, call) -> None:
+    """`report diff` and `rejudge` given a report with lone surrogates, then one nested past the
+    limit; call(*argv) -> (exit code, stdout + stderr)."""
     shutil.copy(BASELINE, tmp_path / "base.json")
     shutil.copy(BASELINE.with_suffix(".records.jsonl"), tmp_path / BASELINE.with_suffix(".records.jsonl").name)
     odd = copy_baseline(tmp_path, "odd", _surrogates)
-    diff = run(tmp_path, GAMEEVAL, "report", "diff", "base.json", odd.name)  # its stdout a pipe, as in CI
-    assert diff.returncode == 0 and "Traceback" not in diff.stderr, diff.stderr[-3000:]
-    assert "\\ud800 vs gameeval/local/" in diff.stdout  # said, escaped
-    rejudged = run(tmp_path, GAMEEVAL, "rejudge", odd.name, "--out", "re.json")
-    assert rejudged.returncode == 0 and "Traceback" not in rejudged.stderr, rejudged.stderr[-3000:]
+    code, text = call("report", "diff", "base.json", odd.name)
+    assert code == 0 and "Traceback" not in text and "\\ud800 vs gameeval/local/" in text, text[-3000:]  # escaped
+    code, text = call("rejudge", odd.name, "--out", "re.json")
+    assert code == 0 and "Traceback" not in text, text[-3000:]
     assert json.loads((tmp_path / "re.json").read_text())["models"]["evaluated"].endswith("\ud800")  # kept
     deep = copy_baseline(tmp_path, "deep", _deep)
     for cmd in (["report", "diff", "base.json", deep.name], ["rejudge", deep.name, "--out", "re2.json"]):
-        code, text = in_process(tmp_path, *cmd, capsys=capsys, monkeypatch=monkeypatch)
-        assert code == 2 and text == "gameeval: error: deep.json: report nests deeper than 64 levels\n"
+        code, text = call(*cmd)
+        assert code == 2 and text == "gameeval: error: deep.json: report nests deeper than 100 levels\n", text
     assert not (tmp_path / "re2.json").exists()
+
+
+def test_row_1_hostile_reports_to_report_diff_and_rejudge(tmp_path, capsys, monkeypatch):
+    """In this process: pytest's captured stdout is as strict about surrogates as a pipe."""
+    _row_1(tmp_path, lambda *argv: in_process(tmp_path, *argv, capsys=capsys, monkeypatch=monkeypatch))
+
+
+@pytest.mark.slow  # four `gameeval` processes importing scipy: about 10 s on 2 busy cores
+def test_row_1_with_real_processes(tmp_path):
+    def call(*argv: str) -> tuple[int, str]:
+        done = run(tmp_path, GAMEEVAL, *argv)
+        return done.returncode, done.stdout + done.stderr
+
+    _row_1(tmp_path, call)
 
 
 def test_rows_3_and_4_a_store_that_is_no_store_and_storage_after_the_subcommand(tmp_path, capsys, monkeypatch):

@@ -41,7 +41,7 @@ def _nesting(depth: int, seed: int) -> str:
 
 
 HOSTILE_VALUES = st.one_of(
-    st.builds(_nesting, st.sampled_from([8, 63, 65, 200, 990, 1100, 5000]), st.integers(0, 99)),
+    st.builds(_nesting, st.sampled_from([8, 99, 101, 200, 990, 1100, 5000]), st.integers(0, 99)),
     st.sampled_from(['"\\ud800"', '"model\\udfff"', '"\\udc80\\ud800x"', '["\\ud83d"]']),
     st.sampled_from([299, 301, 4299, 4301, 6000]).map(lambda n: "9" * n),
     st.sampled_from(["1e400", "-1e400", "1e-400", "-0.0", "1.7976931348623157e308", "123456789012345678901234567"]),
@@ -108,7 +108,7 @@ REPORT["run"].pop("records_sha256", None)  # read alone: its records are not bes
 RECORD = json.loads(RECORDS.read_text().splitlines()[0])
 JOURNAL_ENTRY = {"case": "askguess[x]", "options": {"max_rounds": 3}, "identity": {}, "run": "r", "record": RECORD,
                  "scores": {"played_quality": 0.5}}
-FEW = settings(max_examples=70, deadline=None, derandomize=True,
+FEW = settings(max_examples=60, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -196,7 +196,7 @@ def test_the_generator_makes_what_it_says():
         path.write_text(deep)
         with pytest.raises(RecursionError):
             json.loads(deep)
-        with pytest.raises(GameEvalError, match="deep.json: report nests deeper than 64 levels"):
+        with pytest.raises(GameEvalError, match="deep.json: report nests deeper than 100 levels"):
             read_report(path)
         path.write_text('{"schema": 1, "schema": 2}')
         with pytest.raises(GameEvalError, match="report holds key 'schema' twice in one object"):
