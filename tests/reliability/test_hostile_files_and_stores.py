@@ -120,8 +120,8 @@ def test_rows_3_and_4_a_store_that_is_no_store_and_storage_after_the_subcommand(
             assert text.count("\n") == 1, text
     code, text = in_process(tmp_path, "history", "add", str(BASELINE), "--storage", "a-file/store", capsys=capsys,
                             monkeypatch=monkeypatch)  # a path that cannot be created
-    assert code == 2 and text == (f"gameeval: error: history store {tmp_path / 'a-file' / 'store'}: a part of its "
-                                  "path is a file (Not a directory)\n"), text
+    assert code == 2 and text == (f"gameeval: error: history store {tmp_path / 'a-file' / 'store'}: cannot write "
+                                  "there (Not a directory)\n"), text
     code, text = in_process(tmp_path, "history", "add", str(BASELINE), "--storage", "store", capsys=capsys,
                             monkeypatch=monkeypatch)
     assert code == 0 and "saved: run " in text, text

@@ -243,18 +243,18 @@ class RunStore:
         only at the save)."""
         try:
             self._is_store()  # a file, a folder of other things, a dead endpoint, no bucket: each its line
+            if self.local:
+                Path(self.root).mkdir(parents=True, exist_ok=True)
+                if not os.access(self.root, os.W_OK | os.X_OK):
+                    raise PermissionError("not writable")
         except GameEvalError:
             raise
+        except OSError as e:
+            if not self.local:
+                raise GameEvalError(f"history store {self.label}: {cause(e)}") from None
+            raise GameEvalError(f"history store {self.label}: cannot write there ({e.strerror or e})") from None
         except Exception as e:
             raise GameEvalError(f"history store {self.label}: {cause(e)}") from None
-        if self.local:
-            path = Path(self.root)
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                if not os.access(path, os.W_OK | os.X_OK):
-                    raise PermissionError("not writable")
-            except OSError as e:
-                raise GameEvalError(f"history store {self.label}: cannot write there ({e.strerror or e})") from None
 
     def _checked_meta(self, run_id: str, data: Any) -> dict[str, Any]:
         where = self.where(run_id, META)
