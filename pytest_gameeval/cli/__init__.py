@@ -13,6 +13,7 @@ from typing import Callable
 
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.safe_io import surrogate_safe
 
 
 def _run(module: str) -> Callable[[list[str]], int]:
@@ -112,6 +113,7 @@ class _VersionAction(argparse.Action):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    surrogate_safe(sys.stdout, sys.stderr)  # a string from a hostile file never ends a command in a traceback
     width = max(map(len, COMMANDS))
     parser = CommandParser(
         prog="gameeval", usage="gameeval [--version] COMMAND [ARGS...]",

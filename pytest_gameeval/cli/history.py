@@ -5,6 +5,7 @@ an unreadable store), as every gameeval command."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -21,10 +22,12 @@ from pytest_gameeval.engine.errors import GameEvalError
 FORMATS = ("markdown", "json", "csv")
 
 
+STORAGE_HELP = "the store: a folder or an fsspec URL (default: $GAMEEVAL_STORAGE, else .gameeval)"
+
+
 def _parser() -> CommandParser:
     parser = CommandParser(prog="gameeval history", description="the stored runs of pytest-gameeval (docs/history.md)")
-    parser.add_argument("--storage", default=os.environ.get("GAMEEVAL_STORAGE") or DEFAULT_STORAGE,
-                        help="the store: a folder or an fsspec URL (default: $GAMEEVAL_STORAGE, else .gameeval)")
+    parser.add_argument("--storage", default=os.environ.get("GAMEEVAL_STORAGE") or DEFAULT_STORAGE, help=STORAGE_HELP)
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION",
                                 help="list | show ID | compare [ID...] | add REPORT_OR_LOGS (each with --help)")
     for name, text in (("list", "every stored run: id, date, commit, model, games and each game's headline"),
@@ -49,6 +52,8 @@ def _parser() -> CommandParser:
                                      "logs of one `inspect eval` run as a run")
     add.add_argument("path", metavar="REPORT_OR_LOGS", help="a gameeval report JSON, or an inspect log file or folder")
     add.add_argument("--name", default="", help="the run's NAME")
+    for action in sub.choices.values():  # `history list --storage X` as well as `history --storage X list`
+        action.add_argument("--storage", default=argparse.SUPPRESS, help=STORAGE_HELP)
     return parser
 
 

@@ -26,6 +26,20 @@ class OutputError(GameEvalError):
     """A file we write could not be written (ENOSPC, EROFS, EIO, EACCES, ...): one line naming it."""
 
 
+# Text we write may hold a string read from a file we did not write, or said by a model: a lone
+# UTF-16 surrogate ("\ud800", valid in JSON) cannot be encoded as UTF-8, and would end the write in a
+# UnicodeEncodeError. It is written as its escape instead (JSON we write escapes it anyway).
+TEXT = {"encoding": "utf-8", "errors": "backslashreplace"}
+
+
+def surrogate_safe(*streams: IO[str]) -> None:
+    """The terminal's streams write a lone surrogate as its escape, as our files do (TEXT)."""
+    for stream in streams:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def why(e: OSError) -> str:
     return e.strerror or str(e)
 
@@ -77,12 +91,12 @@ def _named(e: OSError, path: Path) -> str | Path:
 
 
 def write_text(path: str | Path, text: str, what: str = "file") -> Path:
-    return atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"), what)
+    return atomic_write(path, lambda tmp: Path(tmp).write_text(text, **TEXT), what)
 
 
 def write_lines(path: str | Path, lines: Iterable[str], what: str = "file") -> Path:
     def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(tmp, "w", **TEXT) as f:
             for line in lines:
                 f.write(line)
 
@@ -102,7 +116,7 @@ def save_figure(fig: object, path: str | Path, dpi: int = 110) -> Path:
 def append_line(path: str | Path, line: str, what: str = "file") -> None:
     """One whole line appended and fsynced (a journal): a failure is an OutputError naming the file."""
     try:
-        with open(path, "a", encoding="utf-8") as f:
+        with open(path, "a", **TEXT) as f:
             f.write(line + "\n")
             f.flush()
             os.fsync(f.fileno())
@@ -140,14 +154,6 @@ def open_regular(path: str | Path, mode: str = "rb", what: str = "file", **kwarg
     except BaseException:
         os.close(fd)
         raise
-
-
-def read_text_regular(path: str | Path, what: str = "file") -> str:
-    with open_regular(path, "r", what, encoding="utf-8") as f:
-        try:
-            return f.read()
-        except OSError as e:
-            raise GameEvalError(f"{path}: cannot read {what} ({why(e)})") from None
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:

@@ -17,7 +17,7 @@ from pytest_gameeval import __version__
 from pytest_gameeval.analysis.verdicts.game import gate_failures, no_played_game
 from pytest_gameeval.analysis.verdicts.table import gate_lines
 from pytest_gameeval.engine.errors import GameEvalError
-from pytest_gameeval.engine.safe_io import beside
+from pytest_gameeval.engine.safe_io import TEXT, beside
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.pytest_plugin.items import GameCaseItem
 from pytest_gameeval.pytest_plugin.options import option_value
@@ -415,7 +415,7 @@ def _write_markdown_summary(state: GameEvalState) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, lambda f: f.write(text))
         if step_summary:
-            with open(step_summary, "a", encoding="utf-8") as f:
+            with open(step_summary, "a", **TEXT) as f:  # a model name with a lone surrogate: escaped
                 f.write(text)
     except OSError as e:
         raise GameEvalError(f"markdown summary {e.filename or path}: cannot write ({e.strerror or e})") from None

@@ -156,7 +156,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     for fd in (1, 2):
         if fd not in _REAL_STREAMS:
             try:
-                _REAL_STREAMS[fd] = os.fdopen(os.dup(fd), "w", buffering=1)
+                _REAL_STREAMS[fd] = os.fdopen(os.dup(fd), "w", buffering=1, errors="backslashreplace")
             except OSError:  # no such fd: no progress lines there
                 pass
     return (yield)

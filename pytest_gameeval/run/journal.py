@@ -21,6 +21,7 @@ from typing import Any, Iterator
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.safe_io import OutputError, append_line, beside, open_regular, write_lines
+from pytest_gameeval.engine.untrusted_json import UnfitJSON, parse
 
 # why a journalled game was not reused, by the first part of its identity that differs
 REASONS = {
@@ -126,9 +127,9 @@ def load_journal(report_path: Path) -> dict[str, list[dict[str, Any]]]:
     done: dict[str, list[dict[str, Any]]] = {}
     for path in journal_files(report_path):
         for line in journal_lines(path):
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
+            try:  # parse: a line too deep, with a huge number or a key twice is no game of ours either
+                entry = parse(line)
+            except UnfitJSON:  # a line cut short by a kill, or not ours: that game is played again
                 continue
             if isinstance(entry, dict) and {"case", "options", "record", "scores"} <= set(entry):
                 entry["file"] = path.name
@@ -160,9 +161,9 @@ def clear_journal(report_path: Path, reported: set[str]) -> list[Path]:
 
 def _reported(line: str, reported: set[str]) -> bool:
     try:
-        entry = json.loads(line)
-    except json.JSONDecodeError:
-        return True  # a torn line: its game was never finished
+        entry = parse(line)
+    except UnfitJSON:
+        return True  # a torn line (or not ours): its game was never finished
     if not isinstance(entry, dict):
         return True
     return str(entry.get("case")) in reported

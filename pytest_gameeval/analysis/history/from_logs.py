@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_gameeval.analysis.rejudge.report import RECORD_KEY
+from pytest_gameeval.analysis.rejudge.report import log_records
 from pytest_gameeval.analysis.report.file import SCHEMA, SCHEMA_VERSION, dataset_digest, validate
 from pytest_gameeval.analysis.report.game import game_entry
 from pytest_gameeval.engine.errors import GameEvalError
@@ -67,8 +67,7 @@ def report_from_logs(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         if game in games:
             raise GameEvalError(f"{log.location}: a second log of {game} in {path}: add one run at a time")
         options = spec.parse_options({k: v for k, v in (meta.get("gameeval_options") or {}).items() if v is not None})
-        played = [GameRecord.from_dict(s.metadata[RECORD_KEY]) for s in log.samples or []
-                  if RECORD_KEY in (s.metadata or {})]
+        played = log_records(log, str(log.location))
         played.sort(key=lambda r: (r.instance_id, r.epoch))
         mine = [_case(spec, options, r, i) for i, r in enumerate(played)]
         higher = getattr(spec, "higher_is_better", None) or {}

@@ -27,6 +27,7 @@ from typing import Any
 
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.safe_io import atomic_write
+from pytest_gameeval.engine.untrusted_json import UnfitJSON, parse, unfit_line
 
 META, REPORT = "meta.json", "report.json"
 META_SCHEMA = "pytest-gameeval/history-run"
@@ -80,6 +81,21 @@ def _why(e: BaseException) -> str:
     return str(getattr(e, "strerror", None) or f"{type(e).__name__}: {e}").splitlines()[0]
 
 
+def cause(e: BaseException) -> str:
+    """What went wrong with a store, by its true cause: the endpoint, the credentials or the rest
+    (botocore's classes are read by name: no import of botocore where no object store is used)."""
+    names = {c.__name__ for c in type(e).__mro__}
+    if names & {"EndpointConnectionError", "ConnectTimeoutError", "ConnectionClosedError", "ConnectionError"}:
+        return f"cannot connect to its endpoint ({_why(e)})"
+    if "NoCredentialsError" in names or "PartialCredentialsError" in names:
+        return f"no credentials ({_why(e)}; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile)"
+    if isinstance(e, NotADirectoryError):
+        return f"a part of its path is a file ({_why(e)})"
+    if isinstance(e, PermissionError):
+        return f"access refused: the credentials are not accepted, or give no right to it ({_why(e)})"
+    return f"cannot reach it ({_why(e)})"
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -114,11 +130,12 @@ class RunStore:
 
     def save(self, report_path: Path, meta: dict[str, Any]) -> str:
         """Store the report at `report_path` and its records (beside it) as a new run; its id."""
+        self.check_writable()  # a path that is no store, a dead endpoint, no bucket: its line, nothing written
         from pytest_gameeval.analysis.report.file import records_beside
 
         try:
             report_bytes = report_path.read_bytes()
-            report = json.loads(report_bytes)
+            report = parse(report_bytes)
             records_path = records_beside(report, report_path)
             records_bytes = records_path.read_bytes() if records_path.is_file() else b""
         except (OSError, ValueError) as e:
@@ -162,17 +179,20 @@ class RunStore:
     # -- listing ------------------------------------------------------------------------------------
 
     def runs(self) -> list[StoredRun]:
-        """Every whole run, oldest first (an id sorts by the time of its save)."""
+        """Every whole run, oldest first (an id sorts by the time of its save). A path that is not a
+        store (a file, a folder of other things) is an error, never an empty history."""
         try:
             self.fs.invalidate_cache()  # object stores' listings are cached per process: another job may have saved
+            if not self._is_store():
+                return []
             keys = sorted(self.fs.glob(f"{self.root}/runs/*/{META}"))
             blobs = self.fs.cat(keys) if keys else {}
         except FileNotFoundError:
             return []
+        except GameEvalError:
+            raise
         except Exception as e:
-            raise GameEvalError(f"history store {self.label}: cannot list runs ({_why(e)})") from None
-        if not keys and not self.local:
-            self._check_bucket()
+            raise GameEvalError(f"history store {self.label}: {cause(e)}") from None
         out = []
         for key in keys:
             run_id = key.rstrip("/").split("/")[-2]
@@ -180,36 +200,69 @@ class RunStore:
             out.append(StoredRun(run_id, self._checked_meta(run_id, data)))
         return sorted(out, key=lambda r: r.id)
 
-    def _check_bucket(self) -> None:
-        """An object store whose bucket does not exist is a typo, not an empty history: one line."""
-        bucket = self.root.split("/", 1)[0]
+    def _is_store(self) -> bool:
+        """True when the store's path holds runs; False when nothing is there yet (a store of no run,
+        on an object store only in a bucket that exists); an error line when it is something else:
+        a file, or a folder of other things (a mistyped path must not read as an empty history)."""
         try:
-            self.fs.invalidate_cache()
-            found = self.fs.exists(bucket)
+            info = self.fs.info(self.root)
+        except FileNotFoundError:
+            if not self.local:
+                self._check_bucket()
+            return False
+        if info.get("type") != "directory":
+            raise GameEvalError(f"history store {self.label}: it is a file, not a store of runs (a store is a folder "
+                                "or a prefix holding runs/): give the store's folder or URL")
+        others = sorted(name for name, kind in ((e["name"].rstrip("/").rsplit("/", 1)[-1], e.get("type"))
+                                                for e in self.fs.ls(self.root, detail=True))
+                        if (name, kind) != ("runs", "directory") and not name.startswith("."))  # .DS_Store
+        if others:
+            shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+            raise GameEvalError(f"history store {self.label}: holds other things than runs/ ({shown}): not a store "
+                                "of runs; give the store's own folder or URL")
+        return True
+
+    def _check_bucket(self) -> None:
+        """An object store whose bucket cannot be used is one line naming the true cause: a dead
+        endpoint, refused credentials, no such bucket (s3fs's exists() says False for all three)."""
+        bucket = self.root.split("/", 1)[0]
+        call = getattr(self.fs, "call_s3", None)
+        try:
+            if call is not None:
+                call("head_bucket", Bucket=bucket)
+            elif not self.fs.exists(bucket):  # another object store (gs://, az://): its own exists()
+                raise FileNotFoundError(bucket)
+        except FileNotFoundError:
+            raise GameEvalError(f"history store {self.label}: no bucket {bucket!r} there") from None
         except Exception as e:
-            raise GameEvalError(f"history store {self.label}: cannot reach it ({_why(e)})") from None
-        if not found:
-            raise GameEvalError(f"history store {self.label}: no bucket {bucket!r} there (or no right to see it)")
+            raise GameEvalError(f"history store {self.label}: {cause(e)}") from None
 
     def check_writable(self) -> None:
         """Before a run that will save: a store that cannot be written is one line before play
-        (on an object store: its bucket must exist; its permissions show only at the save)."""
-        if self.local:
-            path = Path(self.root)
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-                if not os.access(path, os.W_OK | os.X_OK):
+        (on an object store: its bucket must be there and usable; its permissions to write show
+        only at the save)."""
+        try:
+            self._is_store()  # a file, a folder of other things, a dead endpoint, no bucket: each its line
+            if self.local:
+                Path(self.root).mkdir(parents=True, exist_ok=True)
+                if not os.access(self.root, os.W_OK | os.X_OK):
                     raise PermissionError("not writable")
-            except OSError as e:
-                raise GameEvalError(f"history store {self.label}: cannot write there ({e.strerror or e})") from None
-        else:
-            self._check_bucket()
+        except GameEvalError:
+            raise
+        except OSError as e:
+            if not self.local:
+                raise GameEvalError(f"history store {self.label}: {cause(e)}") from None
+            raise GameEvalError(f"history store {self.label}: cannot write there ({e.strerror or e})") from None
+        except Exception as e:
+            raise GameEvalError(f"history store {self.label}: {cause(e)}") from None
 
     def _checked_meta(self, run_id: str, data: Any) -> dict[str, Any]:
         where = self.where(run_id, META)
         try:
-            meta = json.loads(data)
-        except (TypeError, ValueError) as e:
+            meta = parse(data)
+        except UnfitJSON as e:
+            raise GameEvalError(unfit_line(e, where, "a stored run's metadata")) from None
+        except TypeError as e:
             raise GameEvalError(f"{where}: not valid JSON ({e})") from None
         if not isinstance(meta, dict) or meta.get("schema") != META_SCHEMA:
             raise GameEvalError(f"{where}: not a stored run's metadata (schema {META_SCHEMA!r} expected)")

@@ -20,7 +20,6 @@ whose intervals overlap are printed as tied (`metrics.ratings.tiers`).
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 from collections import defaultdict
@@ -33,6 +32,7 @@ import numpy as np
 from pytest_gameeval.analysis.cost.prices import usd
 from pytest_gameeval.analysis.report.file import UNKNOWN_VERSION, game_version, read_report
 from pytest_gameeval.engine.errors import GameEvalError
+from pytest_gameeval.engine.untrusted_json import parse
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics.ratings import ranking_text, tiers
 from pytest_gameeval.metrics.stats import mean, rate
@@ -165,8 +165,8 @@ def add_report(board: Board, path: Path, report: dict[str, Any]) -> None:
 
 def _is_report(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        data = parse(path.read_bytes())  # any JSON: read_report then names what is wrong with it
+    except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and str(data.get("schema", "")).startswith("pytest-gameeval/report") else None
 

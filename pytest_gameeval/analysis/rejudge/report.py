@@ -20,7 +20,7 @@ from pytest_gameeval.analysis.rejudge.record import Rejudged, rejudge_record
 from pytest_gameeval.analysis.report.file import check_records_pair, read_report, validate
 from pytest_gameeval.analysis.report.game import game_entry
 from pytest_gameeval.analysis.report.prompt_digest import prompt_digest
-from pytest_gameeval.analysis.report.records import max_records_bytes, read_records
+from pytest_gameeval.analysis.report.records import checked_record, max_records_bytes, read_records
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.games.registry import get_spec
@@ -69,12 +69,17 @@ def records_from_logs(path: Path) -> list[GameRecord]:
         except Exception as e:  # inspect raises what its readers raise (zip, JSON, pydantic): one line here
             raise GameEvalError(f"{name}: neither a gameeval report, records (.jsonl) nor an inspect log "
                                 f"({type(e).__name__})") from None
-        for sample in log.samples or []:
-            if RECORD_KEY in (sample.metadata or {}):
-                records.append(GameRecord.from_dict(sample.metadata[RECORD_KEY]))
+        records += log_records(log, name)
     if not records:
         raise GameEvalError(f"rejudge: no game records in {path}")
     return records
+
+
+def log_records(log: Any, name: str) -> list[GameRecord]:
+    """The game records of an inspect log's samples, each checked as a records file's line is (a
+    log we did not write may hold any JSON): one error line naming the log and the sample."""
+    return [checked_record(sample.metadata[RECORD_KEY], f"{name}: sample {sample.id!r} epoch {sample.epoch}")
+            for sample in log.samples or [] if RECORD_KEY in (sample.metadata or {})]
 
 
 def stands_in(name: str, old_game: dict[str, Any] | None, results: list[Rejudged]) -> tuple[bool, str]:

@@ -24,8 +24,9 @@ from pytest_gameeval.analysis.verdicts.game import MISSING, WORSE, decide, fails
 from pytest_gameeval.analysis.verdicts.judge import judge
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.options import GameOptions
-from pytest_gameeval.engine.safe_io import atomic_write, beside, chunks, open_regular, read_text_regular
+from pytest_gameeval.engine.safe_io import TEXT, atomic_write, beside, chunks, open_regular
 from pytest_gameeval.engine.spec import FIRST_TRY, GameSpec
+from pytest_gameeval.engine.untrusted_json import read_json_file
 from pytest_gameeval.fresh.resolve import fresh_origin
 
 SCHEMA = "pytest-gameeval/report"
@@ -77,7 +78,7 @@ def write_atomic(path: str | Path, dump: Any, what: str = "report") -> None:
     """dump(f) into a text file written whole or not at all (the reports, the plugin's markdown
     summary); an unwritable path is one error line."""
     def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(tmp, "w", **TEXT) as f:  # a lone surrogate is written as its escape, never a crash
             dump(f)
 
     atomic_write(path, write, what)  # an unwritable path (a full disk too) is one line, not a traceback
@@ -323,16 +324,7 @@ def check_records_pair(report: dict[str, Any], path: Path, *, required: bool = F
 def read_report(path: str | Path) -> dict[str, Any]:
     """A report from a file, checked: its shape, every metric value, its records (when beside it)."""
     path = Path(path)
-    try:
-        text = read_text_regular(path, "report")  # a FIFO or a device is an error, not a wait
-    except UnicodeDecodeError as e:
-        raise GameEvalError(f"{path}: cannot read report ({e})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise GameEvalError(f"{path}:{e.lineno}: report is not valid JSON ({e.msg})") from None
-    except RecursionError:
-        raise GameEvalError(f"{path}: report is nested too deeply to be a gameeval report") from None
+    data = read_json_file(path, "report")  # a FIFO is an error, not a wait; any hostile JSON one line
     report = validate(data, str(path))
     validate_values(report, str(path))
     check_records_pair(report, path)

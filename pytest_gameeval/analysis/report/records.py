@@ -17,6 +17,7 @@ from pytest_gameeval.analysis.report.file import bad_usage
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.record import GameRecord
 from pytest_gameeval.engine.safe_io import open_regular
+from pytest_gameeval.engine.untrusted_json import UnfitJSON, check_value, parse
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # far above any game's record; a longer line is not one of ours
 # records held at once by rejudge: about 4 times this in memory (1e6 small games, 1.76 GB, took 5.4 GB)
@@ -54,27 +55,38 @@ def read_record_dicts(path: str | Path, max_bytes: int | None = None) -> list[di
         with open_regular(path, "rb", "records") as f:  # a FIFO is an error, not a wait
             if max_bytes is not None and os.fstat(f.fileno()).st_size > max_bytes:
                 raise GameEvalError(too_big(path, os.fstat(f.fileno()).st_size, max_bytes))
-            reader = jsonlines.Reader(_lines(f, path))
+            # parse: any depth, huge number or duplicate key is an error of its line (engine/untrusted_json)
+            reader = jsonlines.Reader(_lines(f, path), loads=parse)
             for number, row in enumerate(reader.iter(), 1):
-                where = f"{path}:{number}"
-                try:
-                    record = GameRecord.from_dict(row)
-                except (TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
-                    raise GameEvalError(f"{where}: not a game record ({type(e).__name__}: {str(e)[:120]})") from None
-                why = bad_usage(row.get("usage"))
-                if why:
-                    raise GameEvalError(f"{where}: game {record.game}[{record.instance_id}]: {why}")
+                record = checked_record(row, f"{path}:{number}")
                 key = f"{record.game}[{record.instance_id}]#{record.epoch}"
                 if key in seen:
-                    raise GameEvalError(f"{where}: game {key} is already on line {seen[key]}: a records file "
-                                        "holds each game once")
+                    raise GameEvalError(f"{path}:{number}: game {key} is already on line {seen[key]}: a records "
+                                        "file holds each game once")
                 seen[key] = number
                 out.append(row)
     except jsonlines.InvalidLineError as e:
+        if isinstance(e.__cause__, UnfitJSON):
+            raise GameEvalError(f"{path}:{e.lineno}: the line {e.__cause__.reason}") from None
         raise GameEvalError(f"{path}:{e.lineno}: not JSON lines ({str(e).split(' (line')[0][:120]})") from None
     except OSError as e:
         raise GameEvalError(f"{path}: cannot read records ({e.strerror or e})") from None
     return out
+
+
+def checked_record(row: Any, where: str) -> GameRecord:
+    """One game record as a records file's line or an inspect sample's metadata holds it: a game
+    record with counts that are counts, or one GameEvalError line naming `where`."""
+    try:
+        record = GameRecord.from_dict(check_value(row))
+    except UnfitJSON as e:
+        raise GameEvalError(f"{where}: not a game record ({e.reason})") from None
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
+        raise GameEvalError(f"{where}: not a game record ({type(e).__name__}: {str(e)[:120]})") from None
+    why = bad_usage(row.get("usage"))
+    if why:
+        raise GameEvalError(f"{where}: game {record.game}[{record.instance_id}]: {why}")
+    return record
 
 
 def read_records(path: str | Path, max_bytes: int | None = None) -> list[GameRecord]:
