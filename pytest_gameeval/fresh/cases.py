@@ -14,7 +14,7 @@ from typing import Any
 from pytest_gameeval.engine.data import game_data_dir, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.fresh.difficulty import MEASURES, crowd, measure
-from pytest_gameeval.fresh.lexicon import Entry, fresh_entries, path, relatedness
+from pytest_gameeval.fresh.lexicon import Entry, fresh_entries, fresh_related, path, relatedness
 from pytest_gameeval.fresh.match import twins
 
 # what a target may be: things a player can picture (Ask-Guess's CIFAR-100 classes are such)
@@ -26,6 +26,23 @@ PUBLISHED = {"askguess": "cifar100.jsonl", "spyfall": "pairs.jsonl", "spygame": 
 SpyGPTCandidate = tuple[dict[str, Any], tuple[Entry, list[Entry]]]  # (measures, (target, distractors))
 TABOO_FORBIDDEN = 4  # forbidden words per Taboo card: the published cards have 4 (two have 5)
 GROUP_CAP = 30  # the commonest words of a category family that pair with each other
+# the keys of each game's fresh rows holding a word a player is dealt, shown or may say
+SHOWN = {"askguess": ("label", "aliases", "category"), "taboo": ("word", "related", "category"),
+         "spygpt": ("target", "distractors", "domain"), "spyfall": ("spy", "villager", "domain"),
+         "spygame": ("word_a", "word_b", "domain"), "age": ("word_a", "word_b", "synonyms_a", "synonyms_b")}
+# the one kind of shown word that may be a word we ship: a fresh word's kind (Ask-Guess's category,
+# the answerer's hint: its WordNet hypernym, "room" for "studio"; a domain: animal, food, plant, ...).
+# A kind is shared by many words and is never the answer, so naming it leaks no published case
+KIND_KEYS = ("category", "domain")
+
+
+def shown_words(game: str, row: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, word) for every word a fresh row of `game` shows a player."""
+    out = []
+    for key in SHOWN[game]:
+        value = row.get(key)
+        out += [(key, v) for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+    return out
 
 
 def published_rows(game: str) -> list[dict[str, Any]]:
@@ -41,7 +58,7 @@ def _askguess(e: Entry) -> dict[str, Any]:
 
 
 def _taboo(e: Entry) -> dict[str, Any]:
-    return {"id": e.word, "word": e.word, "category": e.domain, "related": list(e.related[:TABOO_FORBIDDEN])}
+    return {"id": e.word, "word": e.word, "category": e.domain, "related": list(fresh_related(e)[:TABOO_FORBIDDEN])}
 
 
 def _families(entries: list[Entry]) -> dict[int, list[Entry]]:
@@ -153,7 +170,7 @@ def _twins(game: str, seed: int, shipped: list[dict[str, Any]]) -> list[tuple[in
     if game in ("askguess", "taboo"):
         # Taboo's published words include jobs and people: its fresh ones may be people too
         pool = fresh_entries(THINGS) if game == "askguess" else [
-            e for e in fresh_entries(PAIRED) if len(e.related) >= TABOO_FORBIDDEN]
+            e for e in fresh_entries(PAIRED) if len(fresh_related(e)) >= TABOO_FORBIDDEN]
         make = _askguess if game == "askguess" else _taboo
         chosen = twins(published, [(_target_measures(e), e) for e in pool], keys, rng, lambda e: {e.word})
         return [(i, make(e)) for i, e in chosen]
