@@ -26,6 +26,12 @@ PUBLISHED = {"askguess": "cifar100.jsonl", "spyfall": "pairs.jsonl", "spygame": 
 SpyGPTCandidate = tuple[dict[str, Any], tuple[Entry, list[Entry]]]  # (measures, (target, distractors))
 TABOO_FORBIDDEN = 4  # forbidden words per Taboo card: the published cards have 4 (two have 5)
 GROUP_CAP = 30  # the commonest words of a category family that pair with each other
+# the share of the fresh pool a seed draws from, per game (others: all of it). Near the commonest
+# published words the pool holds one to five candidates, so with the whole pool every seed would
+# give those cases the same twins (seeds 0, 7 and 999999999 all twinned `apple` with `studio`);
+# each seed keeping its own half spreads the sets at the cost of the cases left with no candidate
+# (docs/fresh-cases.md: twins and the words two seeds share, per game)
+KEEP = {"askguess": 0.5, "taboo": 0.5, "spygpt": 0.5}
 # the keys of each game's fresh rows holding a word a player is dealt, shown or may say
 SHOWN = {"askguess": ("label", "aliases", "category"), "taboo": ("word", "related", "category"),
          "spygpt": ("target", "distractors", "domain"), "spyfall": ("spy", "villager", "domain"),
@@ -143,6 +149,12 @@ def _imputed(rows: list[dict[str, Any]], keys: tuple[str, ...], rng: random.Rand
     return out
 
 
+def _seed_share(game: str, entries: list[Entry], rng: random.Random) -> list[Entry]:
+    """The part of the fresh pool this seed draws from (KEEP)."""
+    keep = KEEP.get(game, 1.0)
+    return [e for e in entries if rng.random() < keep] if keep < 1 else entries
+
+
 def published_id(game: str, row: dict[str, Any]) -> str:
     return str(row["label"] if game == "askguess" else row["id"])
 
@@ -169,13 +181,13 @@ def _twins(game: str, seed: int, shipped: list[dict[str, Any]]) -> list[tuple[in
     published = _imputed([measure(game, r) for r in shipped], keys, rng)
     if game in ("askguess", "taboo"):
         # Taboo's published words include jobs and people: its fresh ones may be people too
-        pool = fresh_entries(THINGS) if game == "askguess" else [
-            e for e in fresh_entries(PAIRED) if len(fresh_related(e)) >= TABOO_FORBIDDEN]
+        pool = _seed_share(game, fresh_entries(THINGS) if game == "askguess" else [
+            e for e in fresh_entries(PAIRED) if len(fresh_related(e)) >= TABOO_FORBIDDEN], rng)
         make = _askguess if game == "askguess" else _taboo
         chosen = twins(published, [(_target_measures(e), e) for e in pool], keys, rng, lambda e: {e.word})
         return [(i, make(e)) for i, e in chosen]
     if game == "spygpt":
-        cands = _spygpt_candidates(fresh_entries(THINGS), rng)
+        cands = _spygpt_candidates(_seed_share(game, fresh_entries(THINGS), rng), rng)
         chosen = twins(published, cands, keys, rng, lambda c: {c[0].word, *(e.word for e in c[1])})
         return [(i, {"id": t.word, "target": t.word, "distractors": [e.word for e in d], "domain": t.domain})
                 for i, (t, d) in chosen]
