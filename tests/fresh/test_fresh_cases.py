@@ -114,3 +114,22 @@ def test_each_fresh_case_names_its_published_twin():
         assert len(ids) == len(set(ids))
         shipped = [json.dumps(r, sort_keys=True) for r in published_rows(game)]
         assert ids and all(any(i in s for s in shipped) for i in ids)
+
+
+def test_the_docs_difficulty_table_is_the_commands_output():
+    """docs/fresh-cases.md's table is `gameeval fresh difficulty --seed 0`, both KS columns."""
+    from pathlib import Path
+
+    from pytest_gameeval.fresh.table import markdown
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fresh-cases.md").read_text(encoding="utf-8")
+    table = markdown([row for game in GAMES for row in difficulty_rows(game, 0)], 0)
+    assert table in doc
+
+
+def test_the_probe_says_twin_to_twin_where_fresh_is_harder_than_the_whole_list():
+    from pytest_gameeval.fresh.table import twin_to_twin_note
+
+    note = twin_to_twin_note("taboo", 0)
+    assert note is not None and "the comparison above is twin to twin" in note and "KS p 0.0" in note
+    assert twin_to_twin_note("age", 0) is None  # AGE's fresh pairs match the whole list (KS p 0.897)

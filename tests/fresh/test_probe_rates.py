@@ -74,3 +74,20 @@ def test_simulated_error_rates_keep_their_promises():
             assert not bench.over(row, verdict, promise), row
     # the simulation sees a broken test: a no-sign rate of 0.2 at the edge would fail it
     assert bench.over({"rates": {NO_SIGN: 0.2}, "reps": 150}, NO_SIGN, 0.05)
+
+
+def test_each_verdicts_line_says_what_it_rests_on():
+    from pytest_gameeval.analysis.rankings.contamination import headline_line
+
+    rng = np.random.default_rng(8)
+    fair = [rng.beta(2, 2, 200) for _ in range(2)]
+    cleared = headline_line("askguess", {"metric": "played_quality", **probe(*fair, alpha=0.05, delta=0.1)})
+    assert cleared.startswith("askguess: no sign of memorisation beyond ±0.1: played_quality published ")
+    assert "90% interval: both one-sided tests at alpha 0.05 put the difference within ±0.1" in cleared
+    tie = fair[0][:30]  # the same values on both sides: a gap of 0, too few twins to show it
+    few = {"metric": "played_quality", **probe(tie, tie[::-1], alpha=0.05, delta=0.1)}
+    line = headline_line("askguess", few, twins_available=30)
+    assert line.startswith("askguess: undecided: ") and f"about {few['twins_needed']} twins a side" in line
+    assert "the game has 30 at this seed: play each more often (--epochs" in line
+    easier = {"metric": "played_quality", **probe(fair[0][:30] * 0.3, fair[1][:30], alpha=0.05, delta=0.1)}
+    assert "the fresh twins were easier by more than 0.1" in headline_line("askguess", easier)
