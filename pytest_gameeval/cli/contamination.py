@@ -17,7 +17,7 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
 from pytest_gameeval.engine.safe_io import atomic_write
 from pytest_gameeval.fresh.cases import fresh_rows
-from pytest_gameeval.fresh.resolve import fresh_seed
+from pytest_gameeval.fresh.resolve import MAX_SEED
 from pytest_gameeval.fresh.table import twin_to_twin_note
 from pytest_gameeval.games.registry import get_spec
 
@@ -79,7 +79,8 @@ def _check(args: argparse.Namespace) -> list[str]:
         get_spec(game)  # an unknown game: one line naming the known ones
     if not 0 < args.alpha < 0.5 or not 0 < args.tolerance < 1:
         raise GameEvalError("--alpha must be between 0 and 0.5, --tolerance between 0 and 1 (exclusive)")
-    fresh_seed(games[0] if games else "askguess", f"fresh:{args.fresh_seed}")  # the seed's range: one line
+    if not 0 <= args.fresh_seed <= MAX_SEED:
+        raise GameEvalError(f"--fresh-seed must be a whole number from 0 to 2**63-1 ({MAX_SEED})")
     return games
 
 

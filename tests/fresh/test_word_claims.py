@@ -78,3 +78,12 @@ def test_akinator_says_its_true_attribute_count():
 
     attributes = json.loads((game_data_dir("pytest_gameeval.games.akinator") / "attributes.json").read_text())
     assert f"with {len(attributes)} yes/no attributes" in NO_FRESH["akinator"]
+
+
+def test_the_commands_name_the_seed_limit_in_one_line():
+    import subprocess
+    import sys
+
+    for argv in (["fresh", "show", "askguess", "--seed", str(2**63)], ["contamination", "m", "--fresh-seed", "-1"]):
+        run = subprocess.run([sys.executable, "-m", "pytest_gameeval.cli", *argv], capture_output=True, text=True)
+        assert run.returncode == 2 and run.stderr.strip().endswith(f"from 0 to 2**63-1 ({MAX_SEED})"), run.stderr
