@@ -45,7 +45,8 @@ def fresh_seed(game: str, value: str) -> int:
     if game not in MEASURES:
         raise GameEvalError(f"{game}: no fresh cases (docs/fresh-cases.md lists the games that have them)")
     match = _SEED.match(value.strip())
-    if not match or int(match.group(1)) > MAX_SEED:
+    # a digit string past 19 digits is over the limit anyway (and past 4,300 int() refuses it)
+    if not match or len(match.group(1)) > 19 or int(match.group(1)) > MAX_SEED:
         raise GameEvalError(f"{game}: data={value!r}: write fresh:SEED with SEED a whole number from 0 to "
                             f"2**63-1 ({MAX_SEED}), e.g. fresh:7")
     return int(match.group(1))

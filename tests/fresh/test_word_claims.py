@@ -66,9 +66,10 @@ def test_any_seed_up_to_2_63_is_taken(seed):
     assert fresh_rows("spyfall", seed)
 
 
-def test_a_seed_past_the_limit_names_the_limit():
+@pytest.mark.parametrize("seed", [str(2**63), "9" * 5000])
+def test_a_seed_past_the_limit_names_the_limit(seed):
     with pytest.raises(GameEvalError, match=f"from 0 to 2\\*\\*63-1 \\({MAX_SEED}\\)"):
-        fresh_seed("askguess", f"fresh:{2**63}")
+        fresh_seed("askguess", f"fresh:{seed}")
 
 
 def test_akinator_says_its_true_attribute_count():
