@@ -13,8 +13,8 @@ distribution; the published side from the same one, with a planted gap (publishe
   else Beta(2, 2): mean 0.2, a weak model);
 - gaps: `0` (a fair player: neither a signal nor, beyond alpha, anything but "no sign" or
   undecided), `+δ` and `−δ` (the edges: a signal at +δ and "no sign" at ±δ each at most alpha),
-  `+0.5` (a knowing player at the size docs/fresh-cases.md shows: +0.49 to +0.52; "no sign" at
-  most alpha). A gap is planted as knowledge is: a share of the published twins is solved outright
+  `knowing` (+0.45: the knowing scripted Ask-Guess player's gap at seed 0, docs/fresh-cases.md;
+  "no sign" at most alpha). A gap is planted as knowledge is: a share of the published twins is solved outright
   (set to 1) — or, below zero, failed outright (set to 0) — so the values stay in [0, 1].
 
 Prints one JSON object (and writes it to --out): per cell the observed rates of each verdict and
@@ -34,7 +34,7 @@ import numpy as np
 from pytest_gameeval.analysis.rankings.probe_test import NO_SIGN, SIGNAL, UNDECIDED, probe
 
 KINDS = {"binary": 0.3, "graded": 1.13 / (1.13 + 1.49), "zero-inflated": 0.2}  # kind -> mean per twin
-KNOWING = 0.5  # the knowing scripted questioner's gap on Ask-Guess (docs/fresh-cases.md)
+KNOWING = 0.45  # the knowing scripted questioner's gap on Ask-Guess, seed 0 (docs/fresh-cases.md: +0.45)
 
 
 def values(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -56,13 +56,13 @@ def plant(published: np.ndarray, gap: float, mean: float, rng: np.random.Generat
 
 
 def gaps(delta: float) -> dict[str, float]:
-    return {"0": 0.0, "+δ": delta, "−δ": -delta, "+0.5": KNOWING}
+    return {"0": 0.0, "+δ": delta, "−δ": -delta, "knowing": KNOWING}
 
 
 def promises(gap: str, alpha: float) -> dict[str, float]:
     """What each planted gap must keep: a signal needs a true gap beyond +δ; "no sign" a true one within ±δ."""
     return {"0": {SIGNAL: alpha}, "+δ": {SIGNAL: alpha, NO_SIGN: alpha}, "−δ": {SIGNAL: alpha, NO_SIGN: alpha},
-            "+0.5": {NO_SIGN: alpha}}[gap]
+            "knowing": {NO_SIGN: alpha}}[gap]
 
 
 def cell(kind: str, n: int, gap: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def markdown(result: dict[str, Any]) -> list[str]:
     """docs/fresh-cases.md's table: per kind and twins, each gap's signal and no-sign rates, each with
     its promise ("**over**" where a binomial test says it is broken)."""
     lines = ["| headline per twin | twins a side | gap 0: signal, no sign (power) | +δ: signal, no sign | "
-             "−δ: no sign | +0.5: no sign, signal (power) |", "|---|---:|---|---|---|---|"]
+             "−δ: no sign | knowing (+0.45): no sign, signal (power) |", "|---|---:|---|---|---|---|"]
     cells = {(r["kind"], r["twins"], r["gap"]): r for r in result["results"]}
     for kind, n in dict.fromkeys(k[:2] for k in cells):
         def rate(gap: str, verdict: str) -> str:
@@ -104,8 +104,8 @@ def markdown(result: dict[str, Any]) -> list[str]:
             flag = " **over**" if promise is not None and over(r, verdict, promise) else ""
             return f"{r['rates'][verdict]:.3f}" + (f" (≤ {promise:g}){flag}" if promise is not None else "")
         lines.append(f"| {kind} | {n} | {rate('0', SIGNAL)}, {rate('0', NO_SIGN)} | {rate('+δ', SIGNAL)}, "
-                     f"{rate('+δ', NO_SIGN)} | {rate('−δ', NO_SIGN)} | {rate('+0.5', NO_SIGN)}, "
-                     f"{rate('+0.5', SIGNAL)} |")
+                     f"{rate('+δ', NO_SIGN)} | {rate('−δ', NO_SIGN)} | {rate('knowing', NO_SIGN)}, "
+                     f"{rate('knowing', SIGNAL)} |")
     return lines
 
 

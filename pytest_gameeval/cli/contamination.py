@@ -58,10 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _table(model: str, seed: int, results: dict[str, dict[str, Any]]) -> str:
+def _table(model: str, seed: int, alpha: float, results: dict[str, dict[str, Any]]) -> str:
     """The markdown table: one row per game, the headline on both sides, the difference and the verdict."""
     lines = [f"{model}: published cases with a fresh twin vs their twins (fresh seed {seed}); difference = "
-             "published − fresh, Welch's t on each twin's mean over its epochs", "",
+             f"published − fresh with its {1 - 2 * alpha:.0%} interval, Welch's t on each twin's mean over its epochs",
+             "",
              "| game | headline | published | fresh | difference [interval] | verdict |", "|---|---|---|---|---|---|"]
     for game, r in results.items():
         if "gap" not in r:
@@ -102,7 +103,7 @@ def main(argv: list[str]) -> int:
     notes = [n for game in games if (n := twin_to_twin_note(game, args.fresh_seed))]
     result = {"model": model, "fresh_seed": args.fresh_seed, "alpha": args.alpha, "tolerance": args.tolerance,
               "games": results, "verdicts": {g: r["verdict"] for g, r in results.items()}, "notes": notes}
-    text = "\n".join([_table(model, args.fresh_seed, results), "", *lines, *notes])
+    text = "\n".join([_table(model, args.fresh_seed, args.alpha, results), "", *lines, *notes])
     atomic_write(out / "contamination.json", lambda tmp: Path(tmp).write_text(
         json.dumps(clean(result), indent=1, allow_nan=False) + "\n", encoding="utf-8"))
     atomic_write(out / "contamination.md", lambda tmp: Path(tmp).write_text(text + "\n", encoding="utf-8"))
