@@ -1,7 +1,7 @@
 """The contamination probe's error rates (`gameeval contamination`, analysis/rankings/probe_test.py),
 checked by simulation: a false "memorisation signal" and a false "no sign of memorisation".
 
-    python benchmarks/probe_rates.py [--reps 2000] [--sizes 40 82 143] [--out FILE]
+    python benchmarks/probe_rates.py [--reps 2000] [--sizes 26 45 71 140] [--out FILE]
     python benchmarks/probe_rates.py --markdown benchmarks/results/probe_rates.json
 
 No games are played: each twin has one headline value (its mean over epochs), drawn on each side,
@@ -113,7 +113,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--sizes", type=int, nargs="+", default=[40, 82, 143])
+    p.add_argument("--sizes", type=int, nargs="+", default=[26, 45, 71, 140])
     p.add_argument("--kinds", nargs="+", default=list(KINDS))
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--delta", type=float, default=0.1)

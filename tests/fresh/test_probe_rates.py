@@ -64,11 +64,11 @@ def test_a_side_that_never_varies_is_undecided_not_cleared():
 
 def test_simulated_error_rates_keep_their_promises():
     """A false signal (a fair player, or a true gap of exactly +δ) and a false "no sign" (a gap of
-    ±δ, or the knowing player's +0.5) each at most alpha: 150 probes a cell at 82 twins a side
+    ±δ, or the knowing player's +0.45) each at most alpha: 150 probes a cell at 71 twins a side
     (Ask-Guess's), three headline kinds; a rate is over its promise only when a binomial test says
     so at 0.001."""
     bench = _bench()
-    args = bench.parser().parse_args(["--reps", "150", "--sizes", "82"])
+    args = bench.parser().parse_args(["--reps", "150", "--sizes", "71"])
     for row in bench.table(args):
         for verdict, promise in row["promises"].items():
             assert not bench.over(row, verdict, promise), row
