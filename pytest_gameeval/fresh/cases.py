@@ -37,7 +37,7 @@ SHOWN = {"askguess": ("label", "aliases", "category"), "taboo": ("word", "relate
          "spygpt": ("target", "distractors", "domain"), "spyfall": ("spy", "villager", "domain"),
          "spygame": ("word_a", "word_b", "domain"), "age": ("word_a", "word_b", "synonyms_a", "synonyms_b")}
 # the one kind of shown word that may be a word we ship: a fresh word's kind (Ask-Guess's category,
-# the answerer's hint: its WordNet hypernym, "room" for "studio"; a domain: animal, food, plant, ...).
+# the answerer's hint: its WordNet hypernym, "room" for "bedroom"; a domain: animal, food, plant, ...).
 # A kind is shared by many words and is never the answer, so naming it leaks no published case
 KIND_KEYS = ("category", "domain")
 
