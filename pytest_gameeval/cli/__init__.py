@@ -42,7 +42,7 @@ COMMANDS = {
     "contamination": (
         _run("contamination"),
         "contamination MODEL: the model on published cases and on fresh ones matched by difficulty; per game the "
-        "headline gap with its interval and a verdict (memorisation signal, no signal, undecided)",
+        "headline gap with its interval and a verdict (memorisation signal, no sign of memorisation, undecided)",
     ),
     "fresh": (
         _run("fresh"),

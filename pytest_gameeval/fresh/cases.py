@@ -14,7 +14,7 @@ from typing import Any
 from pytest_gameeval.engine.data import game_data_dir, load_jsonl
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.fresh.difficulty import MEASURES, crowd, measure
-from pytest_gameeval.fresh.lexicon import Entry, fresh_entries, path, relatedness
+from pytest_gameeval.fresh.lexicon import Entry, fresh_entries, fresh_related, path, relatedness
 from pytest_gameeval.fresh.match import twins
 
 # what a target may be: things a player can picture (Ask-Guess's CIFAR-100 classes are such)
@@ -26,6 +26,29 @@ PUBLISHED = {"askguess": "cifar100.jsonl", "spyfall": "pairs.jsonl", "spygame": 
 SpyGPTCandidate = tuple[dict[str, Any], tuple[Entry, list[Entry]]]  # (measures, (target, distractors))
 TABOO_FORBIDDEN = 4  # forbidden words per Taboo card: the published cards have 4 (two have 5)
 GROUP_CAP = 30  # the commonest words of a category family that pair with each other
+# the share of the fresh pool a seed draws from, per game (others: all of it). Near the commonest
+# published words the pool holds one to five candidates, so with the whole pool every seed would
+# give those cases the same twins (seeds 0, 7 and 999999999 all twinned `apple` with `studio`);
+# each seed keeping its own half spreads the sets at the cost of the cases left with no candidate
+# (docs/fresh-cases.md: twins and the words two seeds share, per game)
+KEEP = {"askguess": 0.5, "taboo": 0.5, "spygpt": 0.5}
+# the keys of each game's fresh rows holding a word a player is dealt, shown or may say
+SHOWN = {"askguess": ("label", "aliases", "category"), "taboo": ("word", "related", "category"),
+         "spygpt": ("target", "distractors", "domain"), "spyfall": ("spy", "villager", "domain"),
+         "spygame": ("word_a", "word_b", "domain"), "age": ("word_a", "word_b", "synonyms_a", "synonyms_b")}
+# the one kind of shown word that may be a word we ship: a fresh word's kind (Ask-Guess's category,
+# the answerer's hint: its WordNet hypernym, "room" for "bedroom"; a domain: animal, food, plant, ...).
+# A kind is shared by many words and is never the answer, so naming it leaks no published case
+KIND_KEYS = ("category", "domain")
+
+
+def shown_words(game: str, row: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, word) for every word a fresh row of `game` shows a player."""
+    out = []
+    for key in SHOWN[game]:
+        value = row.get(key)
+        out += [(key, v) for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+    return out
 
 
 def published_rows(game: str) -> list[dict[str, Any]]:
@@ -41,7 +64,7 @@ def _askguess(e: Entry) -> dict[str, Any]:
 
 
 def _taboo(e: Entry) -> dict[str, Any]:
-    return {"id": e.word, "word": e.word, "category": e.domain, "related": list(e.related[:TABOO_FORBIDDEN])}
+    return {"id": e.word, "word": e.word, "category": e.domain, "related": list(fresh_related(e)[:TABOO_FORBIDDEN])}
 
 
 def _families(entries: list[Entry]) -> dict[int, list[Entry]]:
@@ -126,6 +149,12 @@ def _imputed(rows: list[dict[str, Any]], keys: tuple[str, ...], rng: random.Rand
     return out
 
 
+def _seed_share(game: str, entries: list[Entry], rng: random.Random) -> list[Entry]:
+    """The part of the fresh pool this seed draws from (KEEP)."""
+    keep = KEEP.get(game, 1.0)
+    return [e for e in entries if rng.random() < keep] if keep < 1 else entries
+
+
 def published_id(game: str, row: dict[str, Any]) -> str:
     return str(row["label"] if game == "askguess" else row["id"])
 
@@ -152,13 +181,13 @@ def _twins(game: str, seed: int, shipped: list[dict[str, Any]]) -> list[tuple[in
     published = _imputed([measure(game, r) for r in shipped], keys, rng)
     if game in ("askguess", "taboo"):
         # Taboo's published words include jobs and people: its fresh ones may be people too
-        pool = fresh_entries(THINGS) if game == "askguess" else [
-            e for e in fresh_entries(PAIRED) if len(e.related) >= TABOO_FORBIDDEN]
+        pool = _seed_share(game, fresh_entries(THINGS) if game == "askguess" else [
+            e for e in fresh_entries(PAIRED) if len(fresh_related(e)) >= TABOO_FORBIDDEN], rng)
         make = _askguess if game == "askguess" else _taboo
         chosen = twins(published, [(_target_measures(e), e) for e in pool], keys, rng, lambda e: {e.word})
         return [(i, make(e)) for i, e in chosen]
     if game == "spygpt":
-        cands = _spygpt_candidates(fresh_entries(THINGS), rng)
+        cands = _spygpt_candidates(_seed_share(game, fresh_entries(THINGS), rng), rng)
         chosen = twins(published, cands, keys, rng, lambda c: {c[0].word, *(e.word for e in c[1])})
         return [(i, {"id": t.word, "target": t.word, "distractors": [e.word for e in d], "domain": t.domain})
                 for i, (t, d) in chosen]

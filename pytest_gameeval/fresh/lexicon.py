@@ -13,6 +13,10 @@ from pathlib import Path
 from pytest_gameeval.engine.data import game_data_dir, load_jsonl
 
 PACKAGE = "pytest_gameeval.fresh"
+# how fresh cases are drawn from the lexicon: bumped whenever the same seed and lexicon files would
+# give other cases (fresh/data/README.md's changelog says what changed), so a fresh set stays named
+# by (game, seed, lexicon_digest()) and runs of two draws are never compared as the same cases
+DRAW_VERSION = 2
 DRAWABLE = ("animal", "artifact", "food", "plant", "object", "body", "substance", "person")
 
 
@@ -47,10 +51,12 @@ def _parents() -> dict[int, int]:
 
 @lru_cache(maxsize=1)
 def lexicon_digest() -> str:
-    """sha256 of the lexicon's two files: a fresh case set is named by (game, seed, this)."""
+    """sha256 of the lexicon's files (the number forms among them) and the draw's version
+    (DRAW_VERSION): a fresh case set is named by (game, seed, this)."""
     h = hashlib.sha256()
-    for name in ("lexicon.jsonl", "taxonomy.json"):
+    for name in ("lexicon.jsonl", "taxonomy.json", "number_forms.json"):
         h.update((data_dir() / name).read_bytes())
+    h.update(f"draw {DRAW_VERSION}".encode())
     return h.hexdigest()
 
 
@@ -89,6 +95,32 @@ def norm(word: str) -> str:
     return " ".join(word.lower().replace("_", " ").replace("-", " ").split())
 
 
+@lru_cache(maxsize=1)
+def _number_forms() -> dict[str, list[str]]:
+    """word -> its singular and plural by inflect (data/number_forms.json, scripts/build_number_forms.py):
+    read from a file because importing inflect takes seconds."""
+    return json.loads((data_dir() / "number_forms.json").read_text(encoding="utf-8"))
+
+
+def _key(word: str) -> str:
+    """Case, spacing and hyphens folded: `Ice-Cream`, `ice cream` and `icecream` alike."""
+    return norm(word).replace(" ", "")
+
+
+@lru_cache(maxsize=None)
+def forms(word: str) -> frozenset[str]:
+    """The word folded as a reader would hear it (`_key`) with the singular and plural of its last
+    word (inflect's: `wings` and `wing`, `geese` and `goose`), for every word a fresh case may show.
+    inflect's singular of a word already singular may be no word (`bus` -> `bu`): an extra form
+    only makes the check stricter."""
+    w = norm(word)
+    if not w:
+        return frozenset()
+    head, _, last = w.rpartition(" ")
+    variants = {last, *_number_forms().get(last, ())}
+    return frozenset(_key(f"{head} {v}" if head else v) for v in variants)
+
+
 # the keys of each game's shipped rows that hold words a player sees or says
 WORD_KEYS = {
     "askguess": ("label", "aliases"), "spyfall": ("spy", "villager"), "spygame": ("word_a", "word_b"),
@@ -108,6 +140,19 @@ def _words_of(row: dict, keys: tuple[str, ...]) -> set[str]:
 
 
 @lru_cache(maxsize=1)
+def _published_keys() -> frozenset[str]:
+    return frozenset(_key(w) for w in published_words())
+
+
+def is_published(word: str) -> bool:
+    """Whether `word` is a word of a list we ship, folding case, spacing, hyphens and number: the
+    word, its singular or its plural (`forms`) is a shipped word folded alike. Only the word asked
+    about is inflected (the shipped words are folded by `_key` alone): singular and plural are each
+    other's inverse, so `wing` is found beside `wings` and `wings` beside `wing`."""
+    return not forms(word).isdisjoint(_published_keys())
+
+
+@lru_cache(maxsize=1)
 def published_words() -> frozenset[str]:
     """Every word of every list we ship (the papers' lists and ours), normalised: a fresh case
     uses none of them, nor a word whose aliases are among them."""
@@ -121,7 +166,12 @@ def published_words() -> frozenset[str]:
 
 
 def fresh_entries(domains: tuple[str, ...] = DRAWABLE) -> list[Entry]:
-    """Lexicon words a fresh case may use: in `domains`, not published, no alias published."""
-    taken = published_words()
+    """Lexicon words a fresh case may use: in `domains`, neither the word nor an alias a word we
+    ship (folded by `forms`: `wing` is out beside Taboo's `wings`)."""
     return [e for w, e in sorted(lexicon().items())
-            if e.domain in domains and w not in taken and not taken & {norm(a) for a in e.aliases}]
+            if e.domain in domains and not is_published(w) and not any(is_published(a) for a in e.aliases)]
+
+
+def fresh_related(entry: Entry) -> tuple[str, ...]:
+    """The entry's related words (Taboo's forbidden words) that are no word we ship."""
+    return tuple(r for r in entry.related if not is_published(r))

@@ -22,10 +22,13 @@ from pytest_gameeval.fresh.difficulty import MEASURES
 from pytest_gameeval.fresh.lexicon import lexicon_digest
 
 PREFIX = "fresh:"
-_SEED = re.compile(r"^fresh:(\d{1,9})$")
+AKINATOR_ATTRIBUTES = 30  # the questions of games/akinator/data/attributes.json (a test holds the count)
+_SEED = re.compile(r"^fresh:(\d+)$")
+MAX_SEED = 2**63 - 1  # any seed a user would write; Python's random takes any integer, a report stores it as JSON
 CACHE_ENV = "GAMEEVAL_FRESH_CACHE"  # where fresh files are written (default: the system's temp folder)
 NO_FRESH = {
-    "akinator": "its cases are objects with 40 yes/no attributes each, which no lexicon we ship answers",
+    "akinator": f"its cases are objects with {AKINATOR_ATTRIBUTES} yes/no attributes each, which no lexicon we "
+                "ship answers",
     "bluffing": "its cases are statements with a known truth, which no lexicon we ship provides",
     "tofukingdom": "it has no data: its roles are dealt at random",
 }
@@ -42,8 +45,10 @@ def fresh_seed(game: str, value: str) -> int:
     if game not in MEASURES:
         raise GameEvalError(f"{game}: no fresh cases (docs/fresh-cases.md lists the games that have them)")
     match = _SEED.match(value.strip())
-    if not match:
-        raise GameEvalError(f"{game}: data={value!r}: write fresh:SEED with SEED a whole number from 0, e.g. fresh:7")
+    # a digit string past 19 digits is over the limit anyway (and past 4,300 int() refuses it)
+    if not match or len(match.group(1)) > 19 or int(match.group(1)) > MAX_SEED:
+        raise GameEvalError(f"{game}: data={value!r}: write fresh:SEED with SEED a whole number from 0 to "
+                            f"2**63-1 ({MAX_SEED}), e.g. fresh:7")
     return int(match.group(1))
 
 

@@ -15,24 +15,13 @@ from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.fresh.cases import fresh_rows, published_rows
 from pytest_gameeval.fresh.difficulty import MEASURES
-from pytest_gameeval.fresh.lexicon import norm, published_words
 from pytest_gameeval.fresh.resolve import fresh_file, fresh_origin, resolve_data
 from pytest_gameeval.fresh.table import difficulty_rows
 from pytest_gameeval.games.registry import get_spec
 
 GAMES = list(MEASURES)
-# the words a player is dealt or must find (Taboo's forbidden words may be any common word)
-CASE_WORDS = {"askguess": ("label", "aliases"), "taboo": ("word",), "spygpt": ("target", "distractors"),
-              "spyfall": ("spy", "villager"), "spygame": ("word_a", "word_b"),
-              "age": ("word_a", "word_b", "synonyms_a", "synonyms_b")}
-
-
-def _words(game: str, row: dict) -> set[str]:
-    out = set()
-    for key in CASE_WORDS[game]:
-        value = row[key]
-        out |= {norm(v) for v in (value if isinstance(value, list) else [value])}
-    return out
+# the key naming a case: its target, or its pair's id
+CASE_KEY = {"askguess": "label", "taboo": "word", "spygpt": "target", "spyfall": "id", "spygame": "id", "age": "id"}
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -42,27 +31,24 @@ def test_a_fresh_set_is_the_games_own_format_and_passes_its_checks(game, tmp_pat
     path = resolve_data(game, "fresh:11")
     check_no_blank_words(path)
     rows = spec.select_rows(spec.parse_options({"data": path}))
-    assert len(rows) >= 0.6 * len(published_rows(game))
+    # Taboo's pool is small (unpublished nouns with four unpublished neighbours), and a seed draws from
+    # half of it: docs/fresh-cases.md counts the twins per game
+    assert len(rows) >= (0.25 if game == "taboo" else 0.45) * len(published_rows(game))
     assert fresh_origin(path)["seed"] == 11
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_no_fresh_case_uses_a_word_we_ship(game):
-    taken = published_words()
-    for seed in range(3):
-        for row in fresh_rows(game, seed):
-            assert not _words(game, row) & taken, row
+# the most two seeds' sets share on average (docs/fresh-cases.md states the measured share over 20 seeds):
+# Taboo's pool is small (unpublished nouns with four unpublished neighbours), Ask-Guess's near the
+# commonest published words too
+SHARED_AT_MOST = {"askguess": 0.3, "taboo": 0.5, "spygpt": 0.25, "spyfall": 0.1, "spygame": 0.1, "age": 0.1}
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_same_seed_same_cases_other_seed_other_cases(game):
-    a, b, c = fresh_rows(game, 5), fresh_rows(game, 5), fresh_rows(game, 6)
-    assert a == b
-    key = CASE_WORDS[game][0]
-    shared = {r[key] for r in a} & {r[key] for r in c}
-    # Taboo's pool is small (nouns with four common neighbours, not published): docs/fresh-cases.md
-    most = 0.85 if game == "taboo" else 0.5
-    assert len(shared) < most * len(a), f"seeds 5 and 6 share {len(shared)} of {len(a)} cases"
+    assert fresh_rows(game, 5) == fresh_rows(game, 5)
+    sets = [{r[CASE_KEY[game]] for r in fresh_rows(game, seed)} for seed in range(5)]
+    shares = [len(a & b) / min(len(a), len(b)) for i, a in enumerate(sets) for b in sets[i + 1:]]
+    assert sum(shares) / len(shares) < SHARED_AT_MOST[game], shares
 
 
 def test_the_same_set_in_another_process_with_other_hash_seeds(tmp_path):
@@ -116,3 +102,22 @@ def test_each_fresh_case_names_its_published_twin():
         assert len(ids) == len(set(ids))
         shipped = [json.dumps(r, sort_keys=True) for r in published_rows(game)]
         assert ids and all(any(i in s for s in shipped) for i in ids)
+
+
+def test_the_docs_difficulty_table_is_the_commands_output():
+    """docs/fresh-cases.md's table is `gameeval fresh difficulty --seed 0`, both KS columns."""
+    from pathlib import Path
+
+    from pytest_gameeval.fresh.table import markdown
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fresh-cases.md").read_text(encoding="utf-8")
+    table = markdown([row for game in GAMES for row in difficulty_rows(game, 0)], 0)
+    assert table in doc
+
+
+def test_the_probe_says_twin_to_twin_where_fresh_is_harder_than_the_whole_list():
+    from pytest_gameeval.fresh.table import twin_to_twin_note
+
+    note = twin_to_twin_note("taboo", 0)
+    assert note is not None and "the comparison above is twin to twin" in note and "KS p 0.0" in note
+    assert twin_to_twin_note("age", 0) is None  # AGE's fresh pairs match the whole list (KS p 0.897)

@@ -1,31 +1,19 @@
-"""`gameeval contamination MODEL`: one model on the published cases and on fresh cases matched to
-them by difficulty (fresh/), per game the difference of its headline with interval and a verdict:
-published easier than fresh beyond the tolerance is a memorisation signal (docs/fresh-cases.md).
-
-The two case sets are other cases, so the test is the unpaired one of analysis/verdicts/judge
-(Fisher's exact test for 0/1 headlines, Welch's t otherwise, distribution-free intervals for
-values in [0, 1]), with the fresh side as the reference: `better` there means the published
-side scored higher.
+"""`gameeval contamination MODEL`: one model on the published cases that have a fresh twin and on
+those twins (fresh/), per game the difference of its headline (published − fresh) with interval
+and a verdict (probe_test.py): a memorisation signal beyond δ, no sign of memorisation beyond δ,
+or undecided with the twins a side that would likely decide it (docs/fresh-cases.md).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_gameeval.analysis.verdicts.game import BETTER, MISSING, SAME, TOO_FEW, UNDECIDED, WORSE
+from pytest_gameeval.analysis.rankings.probe_test import NO_SIGN, SIGNAL, UNDECIDED, probe, twin_means
 from pytest_gameeval.fresh.resolve import published_twins_file, resolve_data
 from pytest_gameeval.games.registry import get_spec
 
 FRESH, PUBLISHED = "A", "B"  # compare's sides: A the reference (fresh), B the one tested (published)
-SIGNAL, NO_SIGNAL = "memorisation signal", "no signal"
-VERDICTS = {
-    BETTER: (SIGNAL, "the published cases were easier than their fresh twins beyond the tolerance"),
-    WORSE: (NO_SIGNAL, "the fresh cases were the easier ones"),
-    SAME: (NO_SIGNAL, "published and fresh scored the same within the tolerance"),
-    UNDECIDED: ("undecided", "neither a gap nor its absence is shown at these error rates: play more cases"),
-    TOO_FEW: ("undecided", "too few games played on a side"),
-    MISSING: ("undecided", "a side has no played game"),
-}
+__all__ = ["FRESH", "NO_SIGN", "PUBLISHED", "SIGNAL", "UNDECIDED", "headline_line", "probe_game", "side_args"]
 
 
 def side_args(games: list[str], seed: int) -> dict[str, dict[str, dict[str, Any]]]:
@@ -36,20 +24,45 @@ def side_args(games: list[str], seed: int) -> dict[str, dict[str, dict[str, Any]
                    PUBLISHED: {"data": str(published_twins_file(game, seed))}} for game in games}
 
 
-def probe_verdict(result: dict[str, Any]) -> tuple[str, str]:
-    """(verdict, why) of one game's comparison fresh (A) -> published (B)."""
-    return VERDICTS.get(result.get("result", ""), ("undecided", str(result.get("reason") or result.get("result"))))
-
-
-def headline_line(game: str, result: dict[str, Any]) -> str:
-    """`askguess: memorisation signal: published 0.76 vs fresh 0.12, difference +0.64 [+0.41, +0.83] (why)`."""
-    verdict, why = probe_verdict(result)
+def probe_game(game: str, cases: dict[tuple[str, str], list[dict[str, Any]]], *, alpha: float,
+               delta: float) -> dict[str, Any]:
+    """One game's probe over the played cases of both sides (compare.cases_from_logs' form)."""
     metric = get_spec(game).headline
-    head = (result.get("metrics") or {}).get(metric) or {}
-    if head.get("old") is None or head.get("new") is None:
-        return f"{game}: {verdict} ({why})"
-    ci = head.get("ci") or [None, None]
-    interval = f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if None not in ci else ""
-    return (f"{game}: {verdict}: {metric} published {head['new']:.2f} ({head.get('n_new')} games) vs fresh "
-            f"{head['old']:.2f} ({head.get('n_old')} games), difference {head['new'] - head['old']:+.2f}{interval} "
-            f"({why})")
+    result = probe(twin_means(cases.get((game, PUBLISHED), []), metric),
+                   twin_means(cases.get((game, FRESH), []), metric), alpha=alpha, delta=delta)
+    return {"metric": metric, **result}
+
+
+def _why(r: dict[str, Any], twins_available: int | None) -> str:
+    level = f"{r['confidence']:.0%} interval"
+    if r["verdict"] == SIGNAL:
+        return f"{level}: the published cases were easier than their fresh twins by more than {r['delta']:g}"
+    if r["verdict"] == NO_SIGN:
+        return (f"{level}: both one-sided tests at alpha {r['alpha']:g} put the difference within "
+                f"±{r['delta']:g}")
+    if "ci" not in r:
+        return r.get("reason", "nothing to test")
+    if r.get("fresh_easier"):
+        return (f"{level}: the fresh twins were easier by more than {r['delta']:g}: for this model they are not as "
+                "hard as the published cases, and the probe cannot tell memorisation from that")
+    need = r.get("twins_needed")
+    if need is None:
+        return f"{level}: the difference sits at about ±{r['delta']:g}; more twins would hardly decide it"
+    have = min(r["n_published"], r["n_fresh"])
+    more = (f"about {need} twins a side would likely decide it ({max(need - have, 1)} more)" if need > have
+            else "a few more twins a side would likely decide it")
+    if twins_available is not None and need > twins_available:
+        more += (f"; the game has {twins_available} at this seed: play each more often (--epochs lowers the "
+                 "spread of a twin's mean) or widen --tolerance")
+    return f"{level}: neither a gap beyond ±{r['delta']:g} nor its absence is shown yet: {more}"
+
+
+def headline_line(game: str, r: dict[str, Any], twins_available: int | None = None) -> str:
+    """`askguess: no sign of memorisation beyond ±0.1: played_quality published 0.41 (82 twins) vs
+    fresh 0.43 (82 twins), difference -0.02 [-0.08, +0.04] (why)`."""
+    verdict = f"{r['verdict']} beyond ±{r['delta']:g}" if r["verdict"] == NO_SIGN else r["verdict"]
+    if "gap" not in r:
+        return f"{game}: {verdict} ({_why(r, twins_available)})"
+    ci = f" [{r['ci'][0]:+.2f}, {r['ci'][1]:+.2f}]" if "ci" in r else ""
+    return (f"{game}: {verdict}: {r['metric']} published {r['published']:.2f} ({r['n_published']} twins) vs fresh "
+            f"{r['fresh']:.2f} ({r['n_fresh']} twins), difference {r['gap']:+.2f}{ci} ({_why(r, twins_available)})")
