@@ -26,8 +26,10 @@ mkdir -p "$out"
 python -c "import pytest_randomly" 2>/dev/null || { echo "flake_hunt: pytest-randomly is not installed (pip install pytest-randomly)"; exit 2; }
 
 hog_pids=()
-cleanup() { [ ${#hog_pids[@]} -gt 0 ] && kill "${hog_pids[@]}" 2>/dev/null; }
-trap cleanup EXIT INT TERM
+run_pid=
+cleanup() { kill ${run_pid} "${hog_pids[@]}" 2>/dev/null; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM  # stop the hunt (the EXIT trap then ends the hogs), not just the current run
 last_cpu=$(( $(nproc) - 1 ))
 for _ in $(seq "$hogs"); do
   # bounded: the hog ends itself after 6 hours even if this script is killed with -9
@@ -40,8 +42,12 @@ for i in $(seq "$runs"); do
   seed=$(python -c "import random; print(random.randrange(2**32))")
   log="$out/run-$i-seed-$seed.log"
   start=$(date +%s)
-  python -m pytest "${args[@]}" -p randomly --randomly-seed="$seed" -q -rfE >"$log" 2>&1
+  # in the background, so that a signal to the hunt is handled at once (bash runs traps between commands)
+  python -m pytest "${args[@]}" -p randomly --randomly-seed="$seed" -q -rfE >"$log" 2>&1 &
+  run_pid=$!
+  wait "$run_pid"
   status=$?
+  run_pid=
   seconds=$(( $(date +%s) - start ))
   tail_line=$(grep -E "(passed|failed|error)" "$log" | tail -1)
   failures=$(grep -E "^(FAILED|ERROR) " "$log" | sed 's/ - .*//' | sort -u)
