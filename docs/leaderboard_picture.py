@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(EMBEDDED), help="embedded models to play (comma-separated)")
     parser.add_argument("--games", default=",".join(GAMES), help="games to play (comma-separated)")
     parser.add_argument("--size", default="1900,1000", help="browser window WIDTH,HEIGHT")
-    parser.add_argument("--shoot-only", action="store_true", help="play nothing: rebuild the page and PNG from --out/logs")
+    parser.add_argument("--shoot-only", action="store_true",
+                        help="play nothing: rebuild the page and PNG from --out/logs")
     args = parser.parse_args(argv)
     logs = args.out / "logs"
     seconds: dict[str, float] = {}
