@@ -210,7 +210,9 @@ def _page(store: RunStore, runs: list[StoredRun], args: Any) -> int:
     result = trend(loaded, args.game or None, alpha=args.alpha, tolerance=args.tolerance)
     out = Path(args.output)
     _emit(render_page(store, loaded, result, out.absolute().parent), str(out))
-    print(f"page: {out} ({len(runs)} runs, {len({r['game'] for r in result['rows']})} games)", file=sys.stderr)
+    games = len({r["game"] for r in result["rows"]})
+    print(f"page: {out} ({len(runs)} run{'s' if len(runs) != 1 else ''}, {games} game{'s' if games != 1 else ''})",
+          file=sys.stderr)
     return 0
 
 
