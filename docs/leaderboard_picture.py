@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description="Play every game for the leaderboard picture and screenshot it.")
     parser.add_argument("--out", type=Path, required=True, help="directory for the logs, the page and the PNG")
-    parser.add_argument("--scripted-n", type=int, default=40, help="cases per game for each scripted strength")
+    parser.add_argument("--scripted-n", type=int, default=40,
+                        help="cases per game for each scripted strength (0: none)")
     parser.add_argument("--model-n", type=int, default=12, help="cases per game for each embedded model")
     parser.add_argument("--models", default=",".join(EMBEDDED), help="embedded models to play (comma-separated)")
     parser.add_argument("--games", default=",".join(GAMES), help="games to play (comma-separated)")
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds: dict[str, float] = {}
     games = [g for g in args.games.split(",") if g]
     if not args.shoot_only:
-        plan = [(m, args.scripted_n) for g in games for m in strengths(g)]
+        plan = [(m, args.scripted_n) for g in games for m in strengths(g)] if args.scripted_n else []
         models = [m for m in args.models.split(",") if m]
         for model, limit in [*sorted(set(plan)), *[(m, args.model_n) for m in models]]:
             start = time.monotonic()

@@ -1,14 +1,17 @@
-"""The end of an `inspect eval` of a game, answer first (issue 68): the box's score area shows the
-headline with its 95% interval and n, the outcomes, the turn-level measure and the cost, then one
-line saying where the other scores are; about 20 lines on 80 columns instead of 45.
+"""The end of an `inspect eval` of a game, answer first (issue 68): the top of the box inspect draws
+at the end shows the headline with its 95% interval and n, the outcomes, the turn-level measure and
+the cost; its foot, one line saying where the other scores are; about 20 lines on 80 columns
+instead of 45.
 
 Only the display changes. The scorer still declares every metric (scorer.py), so the log's results,
 `evals_df`, `samples_df`, `inspect score`, epochs and each game's fingerprint stay exactly as they
 were: declaring fewer metrics would have shortened the box only by taking them out of the log.
-inspect 0.3.285 has no option for which scores its end-of-run box shows (its `task_scores` lays out
-every score, four to a row), so this module wraps that one function for gameeval's scorers; any
-other scorer, and `GAMEEVAL_SCORES=all`, get inspect's own grid. `inspect score` prints its own grid
-(it imported the function before this module is loaded). Installed when a gameeval task is built."""
+inspect 0.3.285 has no option for which scores its end-of-run box shows (`task_result_summary`
+puts every score at the foot, four to a row, via `task_scores`), so this module wraps those two
+functions for gameeval's scorers, building the box from inspect's own parts (`task_panel`,
+`task_config`, `task_stats`); any other scorer, and `GAMEEVAL_SCORES=all`, get inspect's own box.
+`inspect score` prints its own grid (it imported `task_scores` before this module is loaded).
+Installed when a gameeval task is built."""
 
 from __future__ import annotations
 
@@ -63,17 +66,45 @@ def end_lines(game: str, scores: list[EvalScore]) -> list[str]:
 
 
 def task_scores(scores: list[EvalScore], pad_edge: bool = False) -> list[Any]:
+    """The score area as text lines for gameeval's scorers; inspect's own grid for any other."""
     game = game_of(scores)
-    if game is None or os.environ.get(ALL_ENV, "").strip().lower() == "all":
+    if game is None or _all_wanted():
         return _INSPECT_TASK_SCORES(scores, pad_edge)
     from rich.text import Text
 
     return [Text(line) for line in end_lines(game, scores)]
 
 
+def task_result_summary(profile: Any, success: Any) -> Any:
+    """inspect's end-of-run box with the answer at its top, above the run's settings and tokens, and
+    the line saying where the other scores are at its foot (where inspect puts the scores)."""
+    scores = list(success.results.scores) if success.results else []
+    game = game_of(scores) if scores else None
+    if game is None or _all_wanted():
+        return _INSPECT_SUMMARY(profile, success)
+    from rich.console import Group
+    from rich.text import Text
+
+    lines = end_lines(game, scores)
+    notes = inspect_results.sample_coverage_messages(
+        total_samples=profile.samples, completed_samples=success.samples_completed,
+        early_stopping=success.results.early_stopping, score_on_error=profile.eval_config.score_on_error)
+    answer = Group(*[Text(line, style="bold" if i == 0 else "") for i, line in enumerate(lines[:-1])], Text(""),
+                   inspect_results.task_config(profile))
+    return inspect_results.task_panel(profile=profile, show_model=True, body=inspect_results.task_stats(success.stats),
+                                      subtitle=answer, footer=Group(Text(lines[-1]), *notes),
+                                      log_location=profile.log_location)
+
+
+def _all_wanted() -> bool:
+    return os.environ.get(ALL_ENV, "").strip().lower() == "all"
+
+
 _INSPECT_TASK_SCORES = inspect_results.task_scores
+_INSPECT_SUMMARY = inspect_results.task_result_summary
 
 
 def install() -> None:
-    """Put our task_scores in place of inspect's for its end-of-run box (idempotent)."""
+    """Put ours in place of inspect's end-of-run box for its gameeval tasks (idempotent)."""
     inspect_results.task_scores = task_scores
+    inspect_results.task_result_summary = task_result_summary
