@@ -24,8 +24,13 @@ def _num(x: float | None) -> str:
     return "–" if x is None or not math.isfinite(x) else f"{x:.3f}"
 
 
+def _usable(est: Estimate | None) -> bool:
+    """An estimate with a value: no game finished (a sample limit stopped them all) gives NaN."""
+    return est is not None and est.n > 0 and math.isfinite(est.value)
+
+
 def headline_line(game: str, key: str, est: Estimate | None) -> str:
-    if est is None or not est.n:
+    if not _usable(est):
         return f"{game}: {key}: no game was played"
     interval = "" if est.low is None else f" [{_num(est.low)}, {_num(est.high)}]"
     return f"{game}: {key} {_num(est.value)}{interval} over n={est.n} games  (headline)"
@@ -35,13 +40,14 @@ def outcomes_line(outcomes: dict[str, Estimate], played: Estimate | None, qualit
     """The outcomes that happened, most frequent first, then the ones that never did: why the
     headline is what it is (and whether the games were played at all)."""
     parts = []
-    if played is not None and played.n:
+    if played is not None and _usable(played):
         parts.append(f"played {round(played.value * played.n)}/{played.n}")
-        if quality is not None and quality.n and math.isfinite(quality.value):
+        if quality is not None and _usable(quality):
             parts[-1] += f" (quality {_num(quality.value)})"
-    seen = sorted(((round(e.value * e.n), k, e.n) for k, e in outcomes.items() if e.n and e.value > 0), reverse=True)
+    seen = sorted(((round(e.value * e.n), k, e.n) for k, e in outcomes.items() if _usable(e) and e.value > 0),
+                  reverse=True)
     parts += [f"{k} {count}/{n}" for count, k, n in seen]
-    never = [k for k, e in outcomes.items() if not (e.n and e.value > 0)]
+    never = [k for k, e in outcomes.items() if not (_usable(e) and e.value > 0)]
     if never:
         parts.append("none " + " ".join(never))
     return _wrap("  outcomes  ", parts)
@@ -60,7 +66,7 @@ def _wrap(head: str, parts: list[str]) -> list[str]:
 
 
 def turn_line(key: str, est: Estimate | None) -> str | None:
-    if est is None or not est.n:
+    if not _usable(est):
         return None
     interval = "" if est.low is None else f" [{_num(est.low)}, {_num(est.high)}]"
     return f"  turns     {key} {_num(est.value)}{interval} over {est.n} games"

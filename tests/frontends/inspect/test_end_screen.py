@@ -82,3 +82,14 @@ def test_gameeval_scores_all_shows_inspects_grid_of_every_score(tmp_path):
     box = "\n".join(inspect_eval(tmp_path, GAMEEVAL_SCORES="all"))
     assert "rounds_st" in box and "missed_guesses" in box and "n_defined" in box
     assert "more scores in the log" not in box
+
+
+def test_no_finished_game_is_said_not_crashed():
+    """Every game stopped by a sample limit (--cost-limit): every estimate is NaN; the box says so."""
+    from pytest_gameeval.metrics.answer_first import Estimate, answer_lines
+
+    nan = float("nan")
+    lines = answer_lines("askguess", "played_quality", {"played_quality": Estimate(nan, 0), "played": Estimate(nan, 2),
+                                                         "ST": Estimate(nan, 2)}, ("ST",), "legal_first_try", (None, 0))
+    assert lines == ["askguess: played_quality: no game was played", "  outcomes  none ST",
+                     "  cost      not priced (no price for a model: --model-cost-config)"]
