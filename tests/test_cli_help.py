@@ -7,7 +7,7 @@ import pytest
 from pytest_gameeval.cli import COMMANDS, main
 
 SUBCOMMANDS = {name: [name] for name in COMMANDS} | {"report": ["report", "diff"], "report merge": ["report", "merge"]}
-SUBCOMMANDS |= {f"history {action}": ["history", action] for action in ("list", "show", "compare", "add")}
+SUBCOMMANDS |= {f"history {action}": ["history", action] for action in ("list", "show", "compare", "page", "add")}
 
 
 def help_text(argv, capsys) -> str:

@@ -1,4 +1,4 @@
-"""`gameeval history list|show|compare|add`: the store of runs (analysis/history/) from the shell.
+"""`gameeval history list|show|compare|page|add`: the store of runs (analysis/history/) from the shell.
 
 Exit 0, or 2 with one line on stderr for bad input (an unknown run, a stored run edited by hand,
 an unreadable store), as every gameeval command."""
@@ -29,7 +29,7 @@ def _parser() -> CommandParser:
     parser = CommandParser(prog="gameeval history", description="the stored runs of pytest-gameeval (docs/history.md)")
     parser.add_argument("--storage", default=os.environ.get("GAMEEVAL_STORAGE") or DEFAULT_STORAGE, help=STORAGE_HELP)
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION",
-                                help="list | show ID | compare [ID...] | add REPORT_OR_LOGS (each with --help)")
+                                help="list | show ID | compare [ID...] | page | add REPORT_OR_LOGS (each with --help)")
     for name, text in (("list", "every stored run: id, date, commit, model, games and each game's headline"),
                        ("compare", "per game each run's headline and legal_first_try with intervals, and the verdict "
                                    "between consecutive runs")):
@@ -45,6 +45,15 @@ def _parser() -> CommandParser:
         p.add_argument("--format", choices=FORMATS, default="markdown",
                        help="markdown (default), json, or csv (pandas.read_csv: one row per run x game)")
         p.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+    # "page", not "report": in this CLI a report is a run's report.json (`gameeval report diff`)
+    page = sub.add_parser("page", help="one static HTML page of the store: a trend chart per game and a table of runs")
+    page.add_argument("runs", nargs="*", metavar="ID", help="runs (id, id prefix or NAME); default: all")
+    page.add_argument("--last", type=int, metavar="N", help="only the newest N runs (after the filters)")
+    page.add_argument("--model", help="only runs of this evaluated model")
+    page.add_argument("--game", action="append", default=[], help="only runs (and charts) of this game (repeatable)")
+    page.add_argument("--alpha", type=float, default=0.05, help="each comparison's two-sided level (0.05)")
+    page.add_argument("--tolerance", type=float, default=0.1, help="'same' within +-this (metric units; 0.1)")
+    page.add_argument("--output", metavar="FILE", default="history.html", help="the page (default: history.html)")
     show = sub.add_parser("show", help="one run's metadata and per-game rows")
     show.add_argument("run", metavar="ID", help="id, id prefix, NAME or latest")
     show.add_argument("--format", choices=("markdown", "json"), default="markdown", help="markdown (default) or json")
@@ -70,6 +79,8 @@ def main(argv: list[str]) -> int:
     runs = _select(store, args)
     if args.action == "list":
         return _emit(_list(runs, args.format, store.label), args.output)
+    if args.action == "page":
+        return _page(store, runs, args)
     return _compare(store, runs, args)
 
 
@@ -189,6 +200,25 @@ def _compare(store: RunStore, runs: list[StoredRun], args: Any) -> int:
     else:
         text = markdown(result) + "\n"
     return _emit(text, args.output)
+
+
+def _page(store: RunStore, runs: list[StoredRun], args: Any) -> int:
+    from pytest_gameeval.analysis.history.page import render_page
+    from pytest_gameeval.analysis.history.trend import load_runs, trend
+
+    if not 0 < args.alpha < 1:
+        raise GameEvalError("--alpha must be between 0 and 1")
+    if not runs:
+        raise GameEvalError(f"history store {store.label}: no stored run for a page (after the filters)")
+    with tempfile.TemporaryDirectory(prefix="gameeval-history-") as scratch:
+        loaded = load_runs(store, runs, Path(scratch))
+    result = trend(loaded, args.game or None, alpha=args.alpha, tolerance=args.tolerance)
+    out = Path(args.output)
+    _emit(render_page(store, loaded, result, out.absolute().parent), str(out))
+    games = len({r["game"] for r in result["rows"]})
+    print(f"page: {out} ({len(runs)} run{'s' if len(runs) != 1 else ''}, {games} game{'s' if games != 1 else ''})",
+          file=sys.stderr)
+    return 0
 
 
 def _add(store: RunStore, path: Path, name: str) -> int:

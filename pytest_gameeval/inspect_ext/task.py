@@ -17,11 +17,13 @@ from pytest_gameeval.engine.progress import progress_seconds
 from pytest_gameeval.engine.user_data import check_no_blank_words
 from pytest_gameeval.fresh.resolve import is_fresh, resolve_data
 from pytest_gameeval.games.registry import check_scripted_model, get_spec
-from pytest_gameeval.inspect_ext import ci_progress  # noqa: F401  (registers its inspect hooks)
+from pytest_gameeval.inspect_ext import ci_progress, end_screen  # noqa: F401  (ci_progress registers its hooks)
 from pytest_gameeval.inspect_ext.cli_errors import one_line_error
 from pytest_gameeval.inspect_ext.scorer import game_scorer, headline_metric, mean_defined, score_tag
 from pytest_gameeval.inspect_ext.solver import play_game
 from pytest_gameeval.transport.provider import retry_config
+
+end_screen.install()  # the end-of-run box answers first (end_screen.py); the log keeps every score
 
 
 def _user_path(given: str) -> str:

@@ -39,6 +39,7 @@ def game_lines(name: str, game: dict[str, Any], cases: list[dict[str, Any]], hea
     lines = [f"{name}: {game['cases_played']} played, {game['cases_error']} harness errors"]
     if not played:
         return lines + ["  no game was played: nothing to estimate"]
+    lines[0] += _answer(played, headline)  # the answer first (issue 68); the table below is the detail
     gated = [k for k in game.get("gated") or [] if k != headline]  # the turn-level measure, judged beside it
     keys = ([headline] if headline and headline not in game["rate_keys"] else []) + gated + list(game["rate_keys"])
     width = max(len(k) for k in keys)
@@ -53,6 +54,16 @@ def game_lines(name: str, game: dict[str, Any], cases: list[dict[str, Any]], hea
         mark = "  (headline)" if key == headline else ("  (gated beside it)" if key in gated else "")
         lines.append(f"  {key:<{width}}  {value:>7}  {interval:<17} {count}{mark}")
     return lines
+
+
+def _answer(played: list[dict[str, Any]], headline: str | None) -> str:
+    """`; played_quality 0.313 [0.219, 0.408]`: the headline and its 95% interval, for the block's first line."""
+    values = [float(c["scores"][headline]) for c in played if isinstance(c["scores"].get(headline), (int, float))]
+    values = [v for v in values if v == v]
+    if not headline or not values:
+        return ""
+    value, interval = estimate(values)
+    return f"; {headline} {value} {interval} over {len(values)} games (headline)"
 
 
 def resume_line(report: dict[str, Any]) -> str | None:

@@ -31,6 +31,7 @@ import numpy as np
 
 from pytest_gameeval.analysis.cost.prices import usd
 from pytest_gameeval.analysis.report.file import UNKNOWN_VERSION, game_version, read_report
+from pytest_gameeval.analysis.report.page_style import CSS
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.untrusted_json import parse
 from pytest_gameeval.games.registry import GAMES, get_spec
@@ -363,13 +364,6 @@ document.querySelectorAll("table.board th[data-col]").forEach(function (th) {
   });
 });
 """
-
-CSS = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
-table.board{border-collapse:collapse;font-size:14px}
-table.board th,table.board td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-table.board th[data-col]{cursor:pointer;background:#f3f3f3}
-td .ci{color:#666;font-size:12px}td .n{color:#666;font-size:12px}
-td.missing{color:#aaa}p.note{color:#555;max-width:60em}"""
 
 
 def _link(source: dict[str, Any], view_url: str, out_dir: Path) -> str:

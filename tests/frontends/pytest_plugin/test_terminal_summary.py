@@ -56,3 +56,6 @@ def test_a_non_binary_headline_gets_a_t_interval():
     lines = game_lines("age", {"cases_played": 3, "cases_error": 0, "rate_keys": ["win"]}, cases, "age")
     age = next(ln for ln in lines if ln.startswith("  age "))
     assert "0.5" in age and "(headline)" in age and "%" not in age
+    # the answer first (issue 68): the block's first line already holds the headline and its interval
+    assert re.fullmatch(r"age: 3 played, 0 harness errors; age 0\.5 \[-?[\d.]+, [\d.]+\] over 3 games \(headline\)",
+                        lines[0])
