@@ -19,8 +19,12 @@ import math
 import os
 from typing import Any
 
-from inspect_ai._display.core import results as inspect_results
 from inspect_ai.log import EvalScore
+
+try:  # private to inspect (checked on 0.3.285): a later inspect that moved it keeps its own box
+    from inspect_ai._display.core import results as inspect_results
+except ImportError:
+    inspect_results = None
 
 from pytest_gameeval.games.registry import GAMES, get_spec
 from pytest_gameeval.metrics.answer_first import Estimate, answer_lines
@@ -82,6 +86,13 @@ def task_result_summary(profile: Any, success: Any) -> Any:
     game = game_of(scores) if scores else None
     if game is None or _all_wanted():
         return _INSPECT_SUMMARY(profile, success)
+    try:
+        return _answer_first_box(profile, success, game, scores)
+    except (AttributeError, TypeError):  # inspect's private parts changed shape: its own box, not a crash
+        return _INSPECT_SUMMARY(profile, success)
+
+
+def _answer_first_box(profile: Any, success: Any, game: str, scores: list[EvalScore]) -> Any:
     from rich.console import Group
     from rich.text import Text
 
@@ -100,11 +111,14 @@ def _all_wanted() -> bool:
     return os.environ.get(ALL_ENV, "").strip().lower() == "all"
 
 
-_INSPECT_TASK_SCORES = inspect_results.task_scores
-_INSPECT_SUMMARY = inspect_results.task_result_summary
+_INSPECT_TASK_SCORES = getattr(inspect_results, "task_scores", None)
+_INSPECT_SUMMARY = getattr(inspect_results, "task_result_summary", None)
 
 
 def install() -> None:
-    """Put ours in place of inspect's end-of-run box for its gameeval tasks (idempotent)."""
+    """Put ours in place of inspect's end-of-run box for its gameeval tasks (idempotent); where
+    inspect no longer has the two functions, leave its box alone."""
+    if _INSPECT_TASK_SCORES is None or _INSPECT_SUMMARY is None:
+        return
     inspect_results.task_scores = task_scores
     inspect_results.task_result_summary = task_result_summary
