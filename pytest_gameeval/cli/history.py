@@ -176,16 +176,23 @@ def _show(store: RunStore, ref: str, fmt: str) -> int:
     return 0
 
 
-def _compare(store: RunStore, runs: list[StoredRun], args: Any) -> int:
-    from pytest_gameeval.analysis.history.trend import CSV_COLUMNS, load_runs, markdown, trend
+def _trend_of(store: RunStore, runs: list[StoredRun], args: Any, purpose: str) -> tuple[list[Any], dict[str, Any]]:
+    """The selected runs, loaded, and their trend (what compare and page both read)."""
+    from pytest_gameeval.analysis.history.trend import load_runs, trend
 
     if not 0 < args.alpha < 1:
         raise GameEvalError("--alpha must be between 0 and 1")
     if not runs:
-        raise GameEvalError(f"history store {store.label}: no stored run to compare (after the filters)")
+        raise GameEvalError(f"history store {store.label}: no stored run {purpose} (after the filters)")
     with tempfile.TemporaryDirectory(prefix="gameeval-history-") as scratch:
         loaded = load_runs(store, runs, Path(scratch))
-    result = trend(loaded, args.game or None, alpha=args.alpha, tolerance=args.tolerance)
+    return loaded, trend(loaded, args.game or None, alpha=args.alpha, tolerance=args.tolerance)
+
+
+def _compare(store: RunStore, runs: list[StoredRun], args: Any) -> int:
+    from pytest_gameeval.analysis.history.trend import CSV_COLUMNS, markdown
+
+    _, result = _trend_of(store, runs, args, "to compare")
     if args.plot:
         from pytest_gameeval.analysis.history.plot import plot_game
 
@@ -204,15 +211,8 @@ def _compare(store: RunStore, runs: list[StoredRun], args: Any) -> int:
 
 def _page(store: RunStore, runs: list[StoredRun], args: Any) -> int:
     from pytest_gameeval.analysis.history.page import render_page
-    from pytest_gameeval.analysis.history.trend import load_runs, trend
 
-    if not 0 < args.alpha < 1:
-        raise GameEvalError("--alpha must be between 0 and 1")
-    if not runs:
-        raise GameEvalError(f"history store {store.label}: no stored run for a page (after the filters)")
-    with tempfile.TemporaryDirectory(prefix="gameeval-history-") as scratch:
-        loaded = load_runs(store, runs, Path(scratch))
-    result = trend(loaded, args.game or None, alpha=args.alpha, tolerance=args.tolerance)
+    loaded, result = _trend_of(store, runs, args, "for a page")
     out = Path(args.output)
     _emit(render_page(store, loaded, result, out.absolute().parent), str(out))
     games = len({r["game"] for r in result["rows"]})
