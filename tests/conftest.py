@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import pytest
+
 # pytester's in-process runs put sys.modules back as it was after each run, and numpy's C extensions
 # cannot load twice in one process ("cannot load module more than once per process"): since issue 62
 # the plugin loads scipy only once games start, i.e. inside an inner run, so load it here, outside them
@@ -21,6 +23,30 @@ import scipy.stats  # noqa: F401
 
 from pytest_gameeval.engine.play import play_case
 from pytest_gameeval.engine.player import Player, Reply, TurnContext
+
+# The README's test command runs in pytest-randomly's random order (the dev extra installs it), and
+# it would shuffle every pytest these tests start too: a test that reads an inner run's output
+# line by line would then pass or fail by the seed (CI saw it). Inner runs keep file order; a test
+# about random order asks for it with `-p randomly` (pytest unblocks a plugin named after `no:`).
+INNER_RUNS_IN_FILE_ORDER = "-p no:randomly"
+
+
+def _inner_runs_in_file_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    already = os.environ.get("PYTEST_ADDOPTS", "")
+    if INNER_RUNS_IN_FILE_ORDER not in already:
+        monkeypatch.setenv("PYTEST_ADDOPTS", f"{INNER_RUNS_IN_FILE_ORDER} {already}".strip())
+
+
+@pytest.fixture(autouse=True)
+def inner_pytest_runs_in_file_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pytest a test starts runs in file order: subprocesses by the environment, pytester's
+    runs too (pytester clears PYTEST_ADDOPTS when it starts, so it is set again after that)."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+    _inner_runs_in_file_order(monkeypatch)
+
 
 Answer = Callable[[TurnContext], "str | Reply | None"]
 Change = Callable[[TurnContext, str], "str | Reply | None"]
