@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 SEQ = re.compile(r'name="seq" value="(\d+)"')
@@ -99,10 +101,28 @@ class ArenaServer:
         self.stop()
         raise RuntimeError(f"arena server did not answer within {timeout:.0f} s")
 
+    def processes(self) -> list[psutil.Process]:
+        """The server and its worker processes (uvicorn's workers are its children)."""
+        main = psutil.Process(self.proc.pid)
+        return [main, *main.children(recursive=True)]
+
+    def worker_pids(self) -> list[int]:
+        """The pids of uvicorn's worker processes (spawned by multiprocessing), if it runs any."""
+        found = []
+        for p in self.processes()[1:]:
+            with contextlib.suppress(psutil.Error):
+                if "spawn_main" in " ".join(p.cmdline()):
+                    found.append(p.pid)
+        return found
+
     def cpu_seconds(self) -> float:
-        """CPU time (user + system) the server process has used so far (Linux /proc)."""
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU time (user + system) the server and its live workers have used so far."""
+        total = 0.0
+        for p in self.processes():
+            with contextlib.suppress(psutil.Error):
+                times = p.cpu_times()
+                total += times.user + times.system
+        return total
 
     def kill9(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -148,35 +168,46 @@ def person_reply(game: str, page: str, turn: int) -> str:
 
 
 class Person:
-    """One person's browser, as HTTP: cookies, the page's token and move number, one post per move."""
+    """One person's browser, as HTTP: cookies, the page's token and move number, one post per move.
+    With `servers` (base URLs of several arena processes on one store) each request goes to the
+    next one in turn, so one person's pages and posts are answered by different processes (the
+    client's one cookie jar holds for all: cookies are per host, not per port)."""
 
-    def __init__(self, client: httpx.AsyncClient):
+    def __init__(self, client: httpx.AsyncClient, servers: list[str] | None = None):
         self.client = client
+        self.servers = servers or [""]
+        self.turn = 0
         self.latencies: list[tuple[float, float, float]] = []  # (round trip, model, app) seconds per move
         self.posted = 0  # moves this person posted and the server accepted
+        self.posted_by: dict[str, int] = {}  # the same, per session
+
+    def at(self, path: str) -> str:
+        """The address of the next request: a path on the client's server, or on the next of `servers`."""
+        self.turn += 1
+        return self.servers[self.turn % len(self.servers)] + path
 
     async def start(self, game: str, model: str | None = None, nickname: str | None = None) -> str:
-        home = await self.client.get("/")
+        home = await self.client.get(self.at("/"))
         home.raise_for_status()
         form = {"csrf": page_field(CSRF, home.text), "game": game}
         if model:
             form["model"] = model
         if nickname:
             form.update(nickname=nickname, consent="yes")
-        r = await self.client.post("/new", data=form)
+        r = await self.client.post(self.at("/new"), data=form)
         if r.status_code != 303:
             raise RuntimeError(f"/new answered {r.status_code}")
         return r.headers["location"].rsplit("/", 1)[1]
 
     async def page(self, sid: str) -> str:
-        r = await self.client.get(f"/s/{sid}")
+        r = await self.client.get(self.at(f"/s/{sid}"))
         r.raise_for_status()
         return r.text
 
     async def move(self, sid: str, page: str, text: str) -> httpx.Response:
         started = time.perf_counter()
         r = await self.client.post(
-            f"/s/{sid}/move",
+            self.at(f"/s/{sid}/move"),
             headers={"X-Arena-Fetch": "1"},
             data={"csrf": page_field(CSRF, page), "seq": page_field(SEQ, page), "text": text},
         )
@@ -184,6 +215,7 @@ class Person:
         timing = dict(TIMING.findall(r.headers.get("server-timing", "")))
         if r.status_code == 200:
             self.posted += 1
+            self.posted_by[sid] = self.posted_by.get(sid, 0) + 1
             self.latencies.append((elapsed, float(timing.get("model", 0)) / 1000, float(timing.get("app", 0)) / 1000))
         return r
 
@@ -206,7 +238,9 @@ def percentile(values: list[float], q: float) -> float | None:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
 
-async def load(url: str, players: int, sessions: int, deadline: float) -> dict[str, Any]:
+async def load(urls: list[str], players: int, sessions: int, deadline: float) -> dict[str, Any]:
+    """`players` people at once, each finishing its share of `sessions` games; each person's
+    requests go to the servers in `urls` in turn."""
     errors: list[str] = []
     finished: list[tuple[str, str]] = []
     people: list[Person] = []
@@ -214,8 +248,9 @@ async def load(url: str, players: int, sessions: int, deadline: float) -> dict[s
     limits = httpx.Limits(max_connections=players, max_keepalive_connections=players)
 
     async def one(i: int) -> None:
-        async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as client:
-            person = Person(client)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+            person = Person(client, urls)
+            person.turn = i  # people start on different servers
             people.append(person)
             for k in range(share[i]):
                 game = GAMES[(i + k) % len(GAMES)]
@@ -231,6 +266,7 @@ async def load(url: str, players: int, sessions: int, deadline: float) -> dict[s
     moves = [m for p in people for m in p.latencies]
     excluding_model = [1000 * (trip - model) for trip, model, _ in moves]
     app = [1000 * a for _, _, a in moves]
+    posted_by = {sid: n for p in people for sid, n in p.posted_by.items()}
     return {
         "players": players, "sessions_planned": sessions, "sessions_finished": len(finished), "errors": errors,
         "moves": len(moves), "person_moves_posted": sum(p.posted for p in people), "wall_seconds": round(wall, 2),
@@ -238,13 +274,14 @@ async def load(url: str, players: int, sessions: int, deadline: float) -> dict[s
         "move_ms_excluding_model": {"p50": percentile(excluding_model, 50), "p95": percentile(excluding_model, 95)},
         "server_app_ms": {"p50": percentile(app, 50), "p95": percentile(app, 95)},
         "model_ms": {"p50": percentile([1000 * m for _, m, _ in moves], 50)},
-        "finished_ids": finished,
+        "finished_ids": finished, "posted_by": posted_by,
     }
 
 
-def check_store(db: str, finished: list[tuple[str, str]], posted: int) -> dict[str, Any]:
-    """Read the store back: every finished session is there with its record; the people's stored
-    moves equal the moves they posted (none lost, none twice)."""
+def check_store(db: str, finished: list[tuple[str, str]], posted_by: dict[str, int]) -> dict[str, Any]:
+    """Read the store back: every finished session is there with its record; per session, the
+    people's stored moves against the moves the server acknowledged (lost: acknowledged, not
+    stored; doubled: stored more often than posted)."""
     from pytest_gameeval.arena.store import FINISHED, Store
 
     store = Store(db)
@@ -258,40 +295,65 @@ def check_store(db: str, finished: list[tuple[str, str]], posted: int) -> dict[s
         for sid, _ in finished
         if sid not in sessions or sessions[sid].status != FINISHED or not sessions[sid].record
     ]
-    stored_person_moves = sum(by_person.get(sid, 0) for sid, _ in finished)
+    lost = sum(max(0, n - by_person.get(sid, 0)) for sid, n in posted_by.items())
+    doubled = sum(max(0, by_person.get(sid, 0) - n) for sid, n in posted_by.items())
     return {"sessions_in_store": len(sessions), "finished_missing": len(missing),
-            "person_moves_stored": stored_person_moves, "person_moves_posted": posted,
-            "lost_or_duplicated_moves": posted - stored_person_moves}
+            "person_moves_stored": sum(by_person.get(sid, 0) for sid in posted_by),
+            "person_moves_posted": sum(posted_by.values()), "lost_moves": lost, "doubled_moves": doubled}
+
+
+@contextlib.contextmanager
+def store_for(db: str | None, tmp: str):
+    """The store's URL: a fresh SQLite file by default; `postgresql` alone: a throwaway cluster."""
+    if db != "postgresql":
+        yield db or str(Path(tmp) / "arena.db")
+        return
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from pg_cluster import Cluster
+
+    with Cluster.started(max_connections=400) as cluster:
+        yield cluster.url
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--sessions", type=int, default=200)
-    parser.add_argument(
-        "--db", help="a SQLite file or postgresql:// URL (default: a fresh SQLite file in a temporary directory)"
-    )
+    parser.add_argument("--db", help="a SQLite file or postgresql:// URL; `postgresql` alone starts a throwaway "
+                                     "cluster (default: a fresh SQLite file in a temporary directory)")
+    parser.add_argument("--servers", type=int, default=1, help="`gameeval arena` servers on one store, each on its "
+                        "own port; every person's requests go to them in turn (more than 1: PostgreSQL)")
+    parser.add_argument("--workers", type=int, default=1, help="each server's --workers (more than 1: PostgreSQL)")
+    parser.add_argument("--long", action="store_true", help="the games' default lengths (Taboo 5 rounds, Akinator "
+                        "20 questions, Bluffing 5) instead of 3")
     parser.add_argument("--model", default="gameeval/scripted")
     parser.add_argument("--deadline", type=float, default=900.0, help="seconds before the run stops itself")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="arena-load-") as tmp:
-        db = args.db or str(Path(tmp) / "arena.db")
-        with ArenaServer(db, (args.model,), FAST_OPTIONS, Path(tmp) / "server.log") as server:
-            cpu_before = server.cpu_seconds()
-            result = asyncio.run(load(server.url, args.players, args.sessions, args.deadline))
-            server_cpu = server.cpu_seconds() - cpu_before
+    with tempfile.TemporaryDirectory(prefix="arena-load-") as tmp, store_for(args.db, tmp) as db:
+        extra = ([] if args.long else FAST_OPTIONS) + ["--workers", str(args.workers)]
+        servers = [ArenaServer(db, (args.model,), extra, Path(tmp) / f"server-{k}.log") for k in range(args.servers)]
+        try:
+            for server in servers:
+                server.start()
+            cpu_before = sum(server.cpu_seconds() for server in servers)
+            result = asyncio.run(load([server.url for server in servers], args.players, args.sessions, args.deadline))
+            server_cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
+        finally:
+            for server in servers:
+                server.stop()
         requests = result["moves"] + 3 * result["sessions_finished"]  # each game: home page, start form, first page
-        # load-independent: the server's CPU per request, the (scripted) model's calls through inspect included
+        # load-independent: the servers' CPU per request, the (scripted) model's calls through inspect included
         result["server_cpu_ms_per_request"] = round(1000 * server_cpu / requests, 2) if requests else None
-        result["store"] = check_store(db, result["finished_ids"], result["person_moves_posted"])
-    del result["finished_ids"]
-    result["backend"] = "postgresql" if args.db and args.db.startswith("postgres") else "sqlite"
+        result["store"] = check_store(db, result.pop("finished_ids"), result.pop("posted_by"))
+        result["backend"] = "postgresql" if db.startswith("postgres") else "sqlite"
+    result.update(servers=args.servers, workers=args.workers, games="default lengths" if args.long else "3 rounds")
     result["load_average"] = os.getloadavg()
     print(json.dumps(result, indent=2))
     ok = (
         not result["errors"]
         and result["sessions_finished"] == args.sessions
-        and result["store"]["lost_or_duplicated_moves"] == 0
+        and result["store"]["lost_moves"] == 0
+        and result["store"]["doubled_moves"] == 0
     )
     return 0 if ok else 1
 

@@ -181,6 +181,9 @@ class ModelSeat(Player):
             reply = await asyncio.wait_for(self.player.act(ctx), self.timeout)
         except TimeoutError:
             raise ModelFailed(f"the model did not answer within {self.timeout:g} s") from None
+        except Exception as e:  # the provider refused (e.g. a 404 from a wrong base URL): its first line
+            raise ModelFailed(f"the model's call failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+                              if str(e) else f"the model's call failed: {type(e).__name__}") from None
         finally:
             self.model_seconds += time.perf_counter() - started
         if reply.error is not None:

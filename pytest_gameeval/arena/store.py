@@ -9,18 +9,27 @@ Each move is one transaction: insert the move and advance the session's move cou
 condition that the counter still equals the move's number. A second request racing for the same
 move (two tabs, a double click, two server processes) finds the counter moved and stores
 nothing, so a move is never stored twice nor lost silently.
+
+Several server processes share one PostgreSQL store (docs/arena.md, "Several processes"): the
+signing key lives in the store; a session's turn is played by one request at a time across all
+of them (`claim`: a PostgreSQL advisory lock, so the model is never asked twice for one turn);
+migrations run once however many processes start together (an advisory lock around them).
+A SQLite file is served by one process: it has no lock another process could wait on.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import re
 import secrets
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import quote, quote_plus
 
 import sqlalchemy as sa
@@ -31,6 +40,9 @@ from pytest_gameeval.engine.options import GameOptions
 from pytest_gameeval.games.registry import get_spec
 
 DEFAULT_DB = "gameeval-arena.db"
+# connections a server process keeps (8) and may open besides (32): at most 40 requests of one
+# process play a turn at once (each holds one connection while it does); the rest wait for one
+POOL_SIZE, POOL_OVERFLOW = 8, 32
 LIVE, FINISHED = "live", "finished"
 
 metadata = sa.MetaData()
@@ -164,7 +176,8 @@ def connect(given: str) -> Engine:
         path = Path(make_url(url).database or "")
         if not path.parent.is_dir():
             raise GameEvalError(f"--db {given}: directory {path.parent} does not exist")
-        engine = sa.create_engine(url, connect_args={"timeout": 30}, pool_size=8, max_overflow=32, hide_parameters=True)
+        engine = sa.create_engine(url, connect_args={"timeout": 30}, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW,
+                                  hide_parameters=True)
         sa.event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     try:
@@ -172,19 +185,43 @@ def connect(given: str) -> Engine:
     except ImportError:
         raise GameEvalError("PostgreSQL needs psycopg: pip install 'pytest-gameeval[arena]'") from None
     # hide_parameters: a statement's error never prints its bound values (a person's text, a session id)
-    return sa.create_engine(url, pool_size=8, max_overflow=32, pool_pre_ping=True, hide_parameters=True)
+    return sa.create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_pre_ping=True,
+                            hide_parameters=True)
+
+
+# PostgreSQL advisory lock keys (64-bit): one for migrations, one per session (LOCK_SPACE + its id's hash)
+MIGRATION_LOCK = 0x67616D65_6576616C  # "gameeval"
+LOCK_SPACE = 1  # pg_advisory_lock(int4, int4): the session locks' own key space, apart from MIGRATION_LOCK
+
+
+def shared(engine: Engine) -> bool:
+    """Whether several server processes may share this store (PostgreSQL: it has the locks)."""
+    return engine.dialect.name == "postgresql"
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest version (Alembic, versions in migrations/versions/)."""
+    """Bring the schema to the newest version (Alembic, versions in migrations/versions/). On
+    PostgreSQL under a transaction-scoped advisory lock: processes starting together wait in turn,
+    and the ones after the first find the schema at head and change nothing."""
     from alembic import command
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(resources.files("pytest_gameeval.arena") / "migrations"))
     with engine.begin() as connection:
+        if shared(engine):
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+_HELD: ContextVar[Any] = ContextVar("arena_claimed_connection", default=None)
+
+
+def _session_key(session_id: str) -> int:
+    """A session's advisory lock key: 31 bits of its id's hash (int4; a clash only makes two
+    sessions wait for each other, never share a move)."""
+    return int.from_bytes(hashlib.sha256(session_id.encode()).digest()[:4], "big") & 0x7FFFFFFF
 
 
 class Store:
@@ -200,6 +237,62 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    @property
+    def shared(self) -> bool:
+        return shared(self.engine)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """A transaction on the connection holding this request's claim (`holding`), else on a
+        connection of the pool: a request that holds a claim needs no second connection, so
+        requests waiting for one can never hold every connection the claimed ones need."""
+        held = _HELD.get()
+        if held is None:
+            with self.engine.begin() as c:
+                yield c
+            return
+        with held.begin():
+            yield held
+
+    @contextlib.contextmanager
+    def holding(self, connection: Any) -> Iterator[None]:
+        """Within this block (and the threads it hands store calls to: asyncio.to_thread copies
+        the context) the store works on `connection`, the one holding the session's claim."""
+        token = _HELD.set(connection)
+        try:
+            yield
+        finally:
+            _HELD.reset(token)
+
+    def claim(self, session_id: str) -> Any | None:
+        """Try to take the session's turn across processes (PostgreSQL: a session-level advisory
+        lock on a connection held until `release`); the connection, or None if another process
+        holds it. Never waits: the caller decides how long to keep trying."""
+        connection = self.engine.connect()
+        try:
+            taken = connection.execute(sa.text("SELECT pg_try_advisory_lock(:space, :key)"),
+                                       {"space": LOCK_SPACE, "key": _session_key(session_id)}).scalar()
+            connection.commit()
+        except BaseException:
+            connection.close()
+            raise
+        if not taken:
+            connection.close()
+            return None
+        return connection
+
+    def release(self, connection: Any, session_id: str) -> None:
+        """Give the session's turn back; a connection that cannot say so is dropped from the pool
+        (PostgreSQL frees a dead connection's locks itself)."""
+        try:
+            connection.execute(sa.text("SELECT pg_advisory_unlock(:space, :key)"),
+                               {"space": LOCK_SPACE, "key": _session_key(session_id)})
+            connection.commit()
+        except sa.exc.DBAPIError:
+            connection.invalidate()
+        finally:
+            connection.close()
 
     def secret(self) -> bytes:
         """The server's signing key (CSRF tokens), made once and kept in the store so tokens stay
@@ -239,7 +332,7 @@ class Store:
     def add_move(self, session_id: str, move: Move) -> bool:
         """Store one move in one transaction; False if move `seq` is already taken (nothing stored)."""
         move.created_at = time.time()
-        with self.engine.begin() as c:
+        with self._transaction() as c:
             advanced = c.execute(
                 sessions_table.update()
                 .where(
@@ -259,18 +352,18 @@ class Store:
 
     def finish(self, session_id: str, record: dict[str, Any]) -> None:
         now = time.time()
-        with self.engine.begin() as c:
+        with self._transaction() as c:
             c.execute(sessions_table.update().where(sessions_table.c.id == session_id, sessions_table.c.status == LIVE)
                       .values(status=FINISHED, finished_at=now, updated_at=now, outcome=record["outcome"]["label"],
                               record=json.dumps(record)))
 
     def note_model_error(self, session_id: str) -> None:
-        with self.engine.begin() as c:
+        with self._transaction() as c:
             c.execute(sessions_table.update().where(sessions_table.c.id == session_id)
                       .values(model_errors=sessions_table.c.model_errors + 1))
 
     def get(self, session_id: str) -> Session | None:
-        with self.engine.connect() as c:
+        with self._transaction() as c:
             row = c.execute(sa.select(sessions_table).where(sessions_table.c.id == session_id)).mappings().first()
             if row is None:
                 return None

@@ -25,11 +25,13 @@ import hmac
 import re
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any, AsyncIterator
 from urllib.parse import parse_qsl
 
 import jinja2
+import sqlalchemy as sa
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -51,7 +53,7 @@ from pytest_gameeval.arena.live import (
     case_row,
     new_session,
 )
-from pytest_gameeval.arena.store import FINISHED, Session, Store, unstorable
+from pytest_gameeval.arena.store import FINISHED, POOL_OVERFLOW, POOL_SIZE, Session, Store, unstorable
 from pytest_gameeval.engine.events import HOST_MSG, REPLY, SPEECH
 from pytest_gameeval.games.akinator.prompts import ANSWERS
 from pytest_gameeval.games.arena.person import outcome_for_the_person, turn_counter
@@ -90,22 +92,53 @@ class Arena:
         self.abandon_after = abandon_after
         self.key = store.secret()
         self.locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}  # only while a request holds or awaits one
+        # how long a request waits for a session another process is playing: the longest request
+        # is a few model replies (a question and its probe), each bounded by model_timeout
+        self.claim_wait = 3 * model_timeout + 5
+        # turns played at once in this process, each on its claim's connection and a store thread:
+        # fewer than the pool holds, so the other pages always find a connection and a thread (a
+        # request waiting for a connection in a thread while every thread's holder needs one
+        # more would stall them all until the pool's timeout)
+        self.turns = asyncio.Semaphore(POOL_SIZE + POOL_OVERFLOW - 8)
 
     def token(self, purpose: str) -> str:
         return hmac.new(self.key, purpose.encode(), hashlib.sha256).hexdigest()
 
     @contextlib.asynccontextmanager
     async def lock(self, sid: str) -> AsyncIterator[None]:
-        """One request at a time per session in this process; the entry goes with its last user."""
+        """One request at a time per session: in this process (an asyncio lock; the entry goes with
+        its last user), then across processes on a shared store (the store's claim)."""
         lock, users = self.locks.setdefault(sid, (asyncio.Lock(), [0]))
         users[0] += 1
         try:
             async with lock:
-                yield
+                if not self.store.shared:
+                    yield
+                    return
+                async with self.turns:
+                    claimed = await self._claim(sid)
+                    try:
+                        with self.store.holding(claimed):
+                            yield
+                    finally:
+                        await asyncio.to_thread(self.store.release, claimed, sid)
         finally:
             users[0] -= 1
             if users[0] == 0:
                 del self.locks[sid]
+
+    async def _claim(self, sid: str) -> Any:
+        """The session's cross-process claim, tried until claim_wait has passed. Polled, not
+        waited for in a thread: a blocked thread per waiting request would empty the thread pool
+        every store call of this process uses."""
+        deadline = time.monotonic() + self.claim_wait
+        pause = 0.01
+        while (claimed := await asyncio.to_thread(self.store.claim, sid)) is None:
+            if time.monotonic() > deadline:
+                raise BUSY
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 0.25)
+        return claimed
 
     async def play(self, session: Session, text: str | None) -> tuple[Played, float]:
         spec = get_spec(session.game)
@@ -139,6 +172,8 @@ class Refused(Exception):
         self.status, self.heading, self.message = status, heading, message
 
 
+BUSY = Refused(503, "Busy", "Another request is playing this game's turn right now and has not finished; "
+               "reload in a moment to see the game as it stands.")
 FOREIGN = Refused(403, "Refused", "This post did not come from this site's page; start again from the home page.")
 NO_GAME = Refused(404, "No such game", "This address leads to no game.")
 
@@ -315,10 +350,21 @@ class Pages:
         return Response(await asyncio.to_thread(arena_results.plot, summary), media_type="image/png")
 
 
+@contextlib.asynccontextmanager
+async def _store_threads(app: Any) -> AsyncIterator[None]:
+    """Store calls run in threads (asyncio.to_thread), each waiting on the database, not the CPU:
+    the default pool's cpu count + 4 threads would queue requests behind a few waits, so there is
+    a thread for every connection the store may open."""
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=POOL_SIZE + POOL_OVERFLOW, thread_name_prefix="arena-store"))
+    yield
+
+
 def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> Any:
     """The ASGI app: the pages (Pages) inside the guards (guards.py) and TrustedHostMiddleware."""
     pages = Pages(arena)
     app = Starlette(
+        lifespan=_store_threads,
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
             Middleware(BodyLimit, max_body=MAX_BODY, too_large=_too_large_page),
@@ -328,6 +374,9 @@ def create_app(arena: Arena, allowed_hosts: tuple[str, ...] = LOCAL_HOSTS) -> An
             HTTPException: _http_error,
             BodyTooLarge: _too_large,
             ClientDisconnect: _cut_off,
+            sa.exc.OperationalError: _store_down,
+            sa.exc.InterfaceError: _store_down,
+            sa.exc.TimeoutError: _store_down,
             Exception: _server_error,
         },
         routes=[
@@ -399,6 +448,13 @@ def _too_large(request: Request | None, exc: Exception | None) -> Response:
 
 def _cut_off(request: Request, exc: Exception) -> Response:
     return _message("Cut off", "The request ended before its body did. Nothing was sent.", 400)
+
+
+def _store_down(request: Request, exc: Exception) -> Response:
+    """The database went away (restarted, unreachable, or every connection busy): a move's one
+    transaction either committed before or did not happen, so nothing is half-written."""
+    return _message("Try again in a moment", "The game store is not answering right now. Your game's moves "
+                    "before this one are saved; reload in a moment.", 503)
 
 
 def _server_error(request: Request, exc: Exception) -> Response:

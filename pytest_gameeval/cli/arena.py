@@ -1,5 +1,5 @@
-"""`gameeval arena --model M [--model M2 ...] [--db URL] [--host 127.0.0.1] [--port 8000]` serves the
-arena; `gameeval arena export --db URL OUT.eval [--report OUT.json]` writes the finished sessions
+"""`gameeval arena --model M [--model M2 ...] [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N]`
+serves the arena; `gameeval arena export --db URL OUT.eval [--report OUT.json]` writes the finished sessions
 as an inspect log and a report (cli/arena_export.py; the arena itself: arena/)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import argparse
 import ipaddress
 import socket
 
-from pytest_gameeval.arena.store import DEFAULT_DB, shown_db
+from pytest_gameeval.arena.store import DEFAULT_DB, database_url, shown_db
 from pytest_gameeval.cli.parser import CommandParser
 from pytest_gameeval.engine.errors import GameEvalError
 from pytest_gameeval.engine.key_values import key_value_pairs
@@ -60,7 +60,19 @@ def _serve_parser() -> argparse.ArgumentParser:
                         help="seconds to wait for one model reply (default 60)")
     parser.add_argument("--abandon-after", type=float, default=30.0,
                         help="minutes after which an untouched game counts as abandoned (default 30)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes on this port (uvicorn's workers; default 1). More than one needs a "
+                             "postgresql:// --db, which every process shares")
     return parser
+
+
+def _check_workers(workers: int, db: str) -> None:
+    if workers < 1:
+        raise GameEvalError(f"--workers {workers}: give 1 or more")
+    if workers > 1 and database_url(db).startswith("sqlite"):
+        raise GameEvalError(f"--workers {workers}: a SQLite --db is served by one process (it has no lock that "
+                            "another process could wait on, so two could ask the model for the same turn); "
+                            "give a postgresql:// --db for several")
 
 
 def serve_main(argv: list[str]) -> int:
@@ -68,38 +80,36 @@ def serve_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     import uvicorn
-    from inspect_ai.model import get_model
 
-    import pytest_gameeval.backends.registry  # noqa: F401  (registers gameeval/...)
     from pytest_gameeval.arena.live import ARENA_GAMES, check_task_args
-    from pytest_gameeval.arena.store import Store
-    from pytest_gameeval.arena.web import Arena, create_app
+    from pytest_gameeval.arena.serve import Settings, build, settings_to_env
     from pytest_gameeval.games.registry import check_scripted_model, get_spec
 
+    _check_workers(args.workers, args.db)
     task_args = dict(key_value_pairs(args.task_arg, "-T", allow_empty_value=True))
     check_task_args(task_args)  # a bad option or scripted strength: one line now, not an error page later
     for game in ARENA_GAMES:
         for model in args.model:
             check_scripted_model(model, get_spec(game))
-    models = {}
-    for name in dict.fromkeys(args.model):
-        try:
-            models[name] = get_model(name, **dict(key_value_pairs(args.model_arg, "-M", allow_empty_value=True)))
-        except Exception as e:  # inspect's own message names the unknown provider or missing key
-            raise GameEvalError(f"--model {name}: {e}".splitlines()[0]) from None
-    store = Store(args.db)
-    arena = Arena(
-        store, models, task_args=task_args, model_timeout=args.model_timeout, abandon_after=60 * args.abandon_after
-    )
     hosts = allowed_hosts(args.host, args.allowed_host)
+    settings = Settings(models=args.model, db=args.db, hosts=list(hosts),
+                        model_args=dict(key_value_pairs(args.model_arg, "-M", allow_empty_value=True)),
+                        task_args=task_args, model_timeout=args.model_timeout, abandon_after=60 * args.abandon_after)
+    app, store = build(settings)  # here first: a bad model or store is one line before any worker starts
     if not _loopback(args.host):
         print(f"arena: listening on {args.host}: anyone who can reach this address can play; "
               f"answering requests for {', '.join(hosts)} (--allowed-host adds a name)")
-    print(f"arena: http://{hosts[0]}:{args.port}/  (store: {shown_db(args.db)}; Ctrl-C stops)", flush=True)
+    workers = f"; {args.workers} worker processes" if args.workers > 1 else ""
+    print(f"arena: http://{hosts[0]}:{args.port}/  (store: {shown_db(args.db)}{workers}; Ctrl-C stops)", flush=True)
     # no access log: addresses hold session ids, and nothing about a session is logged outside the store
-    uvicorn.run(create_app(arena, hosts), host=args.host, port=args.port, access_log=False, log_level="warning",
-                server_header=False)
+    served = dict(host=args.host, port=args.port, access_log=False, log_level="warning", server_header=False)
+    if args.workers == 1:
+        uvicorn.run(app, **served)
+        store.close()
+        return 0
     store.close()
+    settings_to_env(settings)
+    uvicorn.run("pytest_gameeval.arena.serve:app_from_env", factory=True, workers=args.workers, **served)
     return 0
 
 
