@@ -13,12 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import pytest
-
 # pytester's in-process runs put sys.modules back as it was after each run, and numpy's C extensions
 # cannot load twice in one process ("cannot load module more than once per process"): since issue 62
 # the plugin loads scipy only once games start, i.e. inside an inner run, so load it here, outside them
 import numpy.fft  # noqa: F401
+import pytest
 import scipy.stats  # noqa: F401
 
 from pytest_gameeval.engine.play import play_case
