@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -225,7 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     model_args = dict(a.split("=", 1) for a in args.model_args)
     given = dict(a.split("=", 1) for a in args.options)
     uptime_before, busy_before = _uptime(), _busy()
-    result, records, texts = asyncio.run(_play(args.model, args.games, model_args, given, args.calls is not None))
+    # stdout is the JSON alone: inspect prints a banner there the first time a process uses its hooks
+    with contextlib.redirect_stdout(sys.stderr):
+        result, records, texts = asyncio.run(_play(args.model, args.games, model_args, given, args.calls is not None))
     if args.records:
         write_records(args.records, records)
     if args.calls:
