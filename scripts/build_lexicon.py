@@ -137,8 +137,8 @@ RELATED_MAX = 10  # a Taboo card shows four, after the draw drops every word a l
 def _neighbour(wn: WordNetCorpusReader, w: str, word: str) -> bool:
     """A word a card may show beside `word`: one common plain word, not the word itself, a plural
     ("hippies" beside "hippie"), a name (a lemma with a capital: "Michael", an archangel) or a word
-    we never deal (SLURS)."""
-    return good(w) and w != word and not inflected(wn, w) and w not in SLURS
+    we never deal (`offensive` in any sense: "fag", a cigarette, is also a slur)."""
+    return good(w) and w != word and not inflected(wn, w) and not offensive(wn.synsets(w.replace(" ", "_")))
 
 
 # the words of a definition that say how a definition is put, not what it defines: function
@@ -156,13 +156,13 @@ use person someone something somebody anything thing kind type sort form part me
 family species order class variety state act way name term number amount quality condition
 instance example manner means purpose place area region side end time unit result cause process
 activity object substance material body structure device system piece item set series matter
-position point line people nobody anybody everybody everything nothing
+position point line people nobody anybody everybody everything nothing regard behalf
 be have do make consist contain include involve relate resemble characterize become give take get
 serve provide produce occur call know find consider associate locate base intend concern belong
 derive come go
 small large big little long short high low new old good bad common general particular specific
 main usual similar related native able own single first second next off out down up
-two three four five six seven eight nine ten twelve hundred
+two three four five six seven eight nine ten twelve hundred enough
 """.split())
 
 
