@@ -131,20 +131,77 @@ def homograph(wn: WordNetCorpusReader, word: str, lexname: str) -> bool:
     return bool(other) or (other_pos > 0 and other_pos >= noun_uses)
 
 
-def related(synset, word: str) -> list[str]:
-    """Up to six words a describer would reach for first: synonyms, the broader kind, a few kinds
-    of it, its parts and what it is part of; common ones first."""
-    seen: dict[str, float] = {}
-    groups = [synset.lemmas(), *[h.lemmas() for h in synset.hypernyms()],
-              *[s.lemmas() for s in synset.part_meronyms() + synset.part_holonyms()
-                + synset.member_holonyms() + synset.substance_meronyms()],
-              *[s.lemmas()[:1] for s in synset.hyponyms()]]
-    for lemmas in groups:
-        for lm in lemmas:
-            w = name(lm.name())
-            if w != word and word not in w.split() and good(w) and " " not in w:
-                seen.setdefault(w, zipf(w))
-    return sorted(seen, key=lambda w: (-seen[w], w))[:6]
+RELATED_MAX = 10  # a Taboo card shows four, after the draw drops every word a list we ship holds
+
+
+def _neighbour(wn: WordNetCorpusReader, w: str, word: str) -> bool:
+    """A word a card may show beside `word`: one common plain word, not the word itself, a plural
+    ("hippies" beside "hippie"), a name (a lemma with a capital: "Michael", an archangel) or a word
+    we never deal (`offensive` in any sense: "fag", a cigarette, is also a slur)."""
+    return good(w) and w != word and not inflected(wn, w) and not offensive(wn.synsets(w.replace(" ", "_")))
+
+
+# the words of a definition that say how a definition is put, not what it defines: function
+# words, and the filler of WordNet's glosses ("a kind of", "used to", "consisting of", "large")
+GLOSS_FILLER = set("""
+a an the and or nor but of in on at to for with by from as into onto over under about than then
+above below near far away back around along across through throughout beyond behind inside outside
+within without upon toward towards north south east west northern southern eastern western central
+who whom whose which what that this these those there here it its their his her your you they one
+ones some any each every all other another such same different certain various several many much
+more most less few both either neither no not only very also esp especially usually often
+typically commonly sometimes generally chiefly mainly formerly while may might must can could shall
+should will would
+use person someone something somebody anything thing kind type sort form part member group genus
+family species order class variety state act way name term number amount quality condition
+instance example manner means purpose place area region side end time unit result cause process
+activity object substance material body structure device system piece item set series matter
+position point line people nobody anybody everybody everything nothing regard behalf
+be have do make consist contain include involve relate resemble characterize become give take get
+serve provide produce occur call know find consider associate locate base intend concern belong
+derive come go
+small large big little long short high low new old good bad common general particular specific
+main usual similar related native able own single first second next off out down up
+two three four five six seven eight nine ten twelve hundred enough
+""".split())
+
+
+def gloss_words(wn: WordNetCorpusReader, synset) -> tuple[list[str], list[str]]:
+    """The nouns and the other words of the synset's definition a describer would say, each in its
+    dictionary form ("composes music" -> "compose", "music"; a verb's form read as the verb's),
+    neither filler (GLOSS_FILLER) nor a name (written with a capital: "Eurasian", a genus): what a
+    describer says first is what the dictionary says first. The nouns carry a definition ("syrup",
+    "sugar", "cane" for molasses), the rest colour it ("thick", "dark", "boil")."""
+    nouns, others = [], []
+    for token in re.findall(r"[A-Za-z]+", synset.definition()):
+        base = next((b for p in "vna" if (b := wn.morphy(token, p))), None)
+        if token != token.lower() or not base or base in GLOSS_FILLER or base in nouns + others:
+            continue
+        (nouns if wn.synsets(base, "n") and noun_first(wn, base) else others).append(base)
+    return nouns, others
+
+
+def related(wn: WordNetCorpusReader, synset, word: str) -> list[str]:
+    """Up to RELATED_MAX words a describer would reach for first (Taboo's forbidden words), in
+    this order, commonest first within each: synonyms; the broader kind (its first name: "person",
+    not also "soul" and "mortal"); the word's own verb or adjective ("bake" for "baker"); its
+    parts and what it is part of; the nouns of its definition; a few kinds of it; the other words
+    of its definition ("thick", "boil" for molasses)."""
+    groups = [
+        [lm.name() for lm in synset.lemmas()],
+        [h.lemmas()[0].name() for h in synset.hypernyms()],
+        [d.name() for lm in synset.lemmas() for d in lm.derivationally_related_forms()],
+        [lm.name() for s in synset.part_meronyms() + synset.part_holonyms() + synset.member_holonyms()
+         + synset.substance_meronyms() for lm in s.lemmas()],
+        (gloss := gloss_words(wn, synset))[0],
+        [s.lemmas()[0].name() for s in synset.hyponyms()],
+        gloss[1],
+    ]
+    out: list[str] = []
+    for group in groups:
+        words = {w for lm in group if lm == lm.lower() and (w := name(lm)) not in out and _neighbour(wn, w, word)}
+        out += sorted(words, key=lambda w: (-zipf(w), w))
+    return out[:RELATED_MAX]
 
 
 def one_path(synset) -> list:
@@ -182,7 +239,7 @@ def row(wn: WordNetCorpusReader, word: str, any_domain: bool = False):
         "zipf": zipf(word),
         "homograph": homograph(wn, word, synset.lexname()),
         "synset": synset.offset(),
-        "related": related(synset, word),
+        "related": related(wn, synset, word),
     }
 
 

@@ -16,7 +16,7 @@ PACKAGE = "pytest_gameeval.fresh"
 # how fresh cases are drawn from the lexicon: bumped whenever the same seed and lexicon files would
 # give other cases (fresh/data/README.md's changelog says what changed), so a fresh set stays named
 # by (game, seed, lexicon_digest()) and runs of two draws are never compared as the same cases
-DRAW_VERSION = 2
+DRAW_VERSION = 3
 DRAWABLE = ("animal", "artifact", "food", "plant", "object", "body", "substance", "person")
 
 

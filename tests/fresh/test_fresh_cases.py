@@ -31,16 +31,16 @@ def test_a_fresh_set_is_the_games_own_format_and_passes_its_checks(game, tmp_pat
     path = resolve_data(game, "fresh:11")
     check_no_blank_words(path)
     rows = spec.select_rows(spec.parse_options({"data": path}))
-    # Taboo's pool is small (unpublished nouns with four unpublished neighbours), and a seed draws from
-    # half of it: docs/fresh-cases.md counts the twins per game
+    # a Taboo seed draws from a fifth of its pool (unpublished nouns with four unpublished neighbours),
+    # the common published words find few twins: docs/fresh-cases.md counts the twins per game (61-84)
     assert len(rows) >= (0.25 if game == "taboo" else 0.45) * len(published_rows(game))
     assert fresh_origin(path)["seed"] == 11
 
 
-# the most two seeds' sets share on average (docs/fresh-cases.md states the measured share over 20 seeds):
-# Taboo's pool is small (unpublished nouns with four unpublished neighbours), Ask-Guess's near the
-# commonest published words too
-SHARED_AT_MOST = {"askguess": 0.3, "taboo": 0.5, "spygpt": 0.25, "spyfall": 0.1, "spygame": 0.1, "age": 0.1}
+# the most two seeds' sets share on average (docs/fresh-cases.md states the measured share over 20 seeds:
+# Ask-Guess 24 %, Taboo 17 %, SpyGPT 19 %): near the commonest published words the pools hold few
+# candidates
+SHARED_AT_MOST = {"askguess": 0.3, "taboo": 0.25, "spygpt": 0.25, "spyfall": 0.1, "spygame": 0.1, "age": 0.1}
 
 
 @pytest.mark.parametrize("game", GAMES)
