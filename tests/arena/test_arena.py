@@ -423,7 +423,7 @@ def test_the_docs_commands_run_as_written(tmp_path):
     from inspect_ai.log import read_eval_log
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "arena.md").read_text(encoding="utf-8")
-    serve, export = re.findall(r"^```bash\n(.*?)^```", doc, re.S | re.M)
+    serve, export, _several = re.findall(r"^```bash\n(.*?)^```", doc, re.S | re.M)  # the third: test_arena_scale.py
     port = re.search(r"--port (\d+)", serve).group(1)
     proc = subprocess.Popen(
         ["bash", "-c", serve.strip()],

@@ -278,3 +278,35 @@ async def _resume(person, sid, game, acknowledged, tries: int = 60) -> None:
         except httpx.HTTPError:
             continue
     raise AssertionError(f"session {sid} did not end within {tries} requests")
+
+
+def test_the_docs_several_processes_command_runs_with_its_workers(db, tmp_path):
+    """docs/arena.md's `--workers` command as written, on this test's database and a free port:
+    two workers answer, and a game plays through them."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "arena.md").read_text(encoding="utf-8")
+    several = re.findall(r"^```bash\n(.*?)^```", doc, re.S | re.M)[2].strip()
+    assert "--workers 2" in several
+    server = bench.ArenaServer(db, log=tmp_path / "server.log")
+    argv = several.split()[1:]  # after `gameeval`
+    argv[argv.index("--db") + 1], argv[argv.index("--port") + 1] = db, str(server.port)
+    log = open(tmp_path / "server.log", "ab")
+    server.proc = subprocess.Popen([sys.executable, "-m", "pytest_gameeval.cli", *argv], stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        async def play():
+            for _ in range(600):  # the port answers once the workers are up
+                try:
+                    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+                        return await bench.Person(client).play("taboo")
+                except httpx.ConnectError:
+                    await asyncio.sleep(0.1)
+            raise AssertionError("the server never answered")
+
+        sid, page = asyncio.run(play())
+        assert 'id="outcome"' in page and len(server.worker_pids()) == 2
+        assert "2 worker processes" in (tmp_path / "server.log").read_text()
+    finally:
+        server.stop()
+        log.close()
