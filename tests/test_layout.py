@@ -78,7 +78,9 @@ ALLOWED = {
             "analysis.verdicts", "analysis.cost", "analysis.report"},
     "pytest_plugin": {"engine", "transport", "metrics", "games", "fresh", "backends", "run",
                       "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.history"},
-    "arena": {"engine", "metrics", "players", "games", "inspect_ext", "analysis.cost", "analysis.report"},
+    # the arena opens its models itself: with --workers each worker process does (arena/serve.py)
+    "arena": {"engine", "metrics", "players", "games", "inspect_ext", "backends", "analysis.cost",
+              "analysis.report"},
     "cli": {"engine", "transport", "metrics", "games", "published", "fresh", "inspect_ext", "backends",
             "analysis.verdicts", "analysis.cost", "analysis.report", "analysis.rejudge", "analysis.rankings",
             "analysis.history", "run", "arena"},  # never pytest_plugin: the run's core is run/ (issue 63)
