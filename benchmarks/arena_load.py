@@ -245,7 +245,11 @@ async def load(urls: list[str], players: int, sessions: int, deadline: float) ->
     finished: list[tuple[str, str]] = []
     people: list[Person] = []
     share = [sessions // players + (i < sessions % players) for i in range(players)]
-    limits = httpx.Limits(max_connections=players, max_keepalive_connections=players)
+    # A person's connection to one server idles while its move on another is served (seconds at
+    # 500 people). uvicorn closes a connection idle for 5 s (its timeout_keep_alive); a client that
+    # reuses one at that moment gets a ReadError (a browser would silently retry). Idle connections
+    # are dropped here well before the server's limit, as a well-configured client would.
+    limits = httpx.Limits(max_connections=players, max_keepalive_connections=players, keepalive_expiry=2.0)
 
     async def one(i: int) -> None:
         async with httpx.AsyncClient(timeout=60, limits=limits) as client:

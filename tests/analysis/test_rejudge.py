@@ -124,6 +124,7 @@ def previous(tmp_path_factory):
     return cwd
 
 
+@pytest.mark.slow
 def test_a_previous_versions_baseline_is_refused_until_re_judged(previous):
     refused = run(previous, "pytest", *GATE, "--gameeval-baseline=base.json")
     assert refused.returncode == 4 and "incomparable game versions (old: 3" in refused.stdout + refused.stderr
@@ -141,6 +142,7 @@ def test_a_previous_versions_baseline_is_refused_until_re_judged(previous):
     assert "re-judged by the installed rules (gameeval rejudge)" in diff.stdout, diff.stdout + diff.stderr
 
 
+@pytest.mark.slow
 def test_a_re_judged_baseline_whose_prompts_changed_is_refused_with_the_reason(previous):
     rejudged = run(previous, "pytest_gameeval.cli", "rejudge", "changed.json", "--json")
     result = json.loads(rejudged.stdout)["games"]["spyfall"]

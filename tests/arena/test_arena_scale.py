@@ -74,6 +74,7 @@ def test_processes_starting_together_migrate_once(db):
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_people_play_across_two_servers_and_two_workers_and_lose_no_move(db, tmp_path):
     """Every request of a person goes to another process (a server with 2 workers, and a second
     server): the home page's token, the move tokens and the move numbers hold across them."""
@@ -92,6 +93,7 @@ def test_people_play_across_two_servers_and_two_workers_and_lose_no_move(db, tmp
     assert checked["person_moves_stored"] == result["person_moves_posted"] > 0
 
 
+@pytest.mark.slow
 def test_two_servers_racing_for_one_turn_ask_the_model_once(db, tmp_path):
     """Two servers answer the same Akinator session's first page at once (the model's question is
     due): the model is asked as often as for one request alone, and one question is stored. Then
@@ -280,6 +282,7 @@ async def _resume(person, sid, game, acknowledged, tries: int = 60) -> None:
     raise AssertionError(f"session {sid} did not end within {tries} requests")
 
 
+@pytest.mark.slow
 def test_the_docs_several_processes_command_runs_with_its_workers(db, tmp_path):
     """docs/arena.md's `--workers` command as written, on this test's database and a free port:
     two workers answer, and a game plays through them."""

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OUTCOMES = {"ST", "EE", "RLE", "AME", "CE"}
 
 
+@pytest.mark.slow
 @needs_weights
 def test_askguess_over_http_with_inspects_openai_compatible_provider(tmp_path):
     proc, line = _start_serve("--n-parallel", "4", "--n-ctx", "2048")

@@ -248,6 +248,7 @@ def test_two_local_models_meet_in_a_tournament(tmp_path, cache_dir):
     assert table["games"] == 6  # both models in every camp assignment that seats both
 
 
+@pytest.mark.slow
 @needs_weights
 @pytest.mark.parametrize("how", ["model_arg", "in_name"])
 def test_a_gguf_by_path_plays_through_the_pytest_plugin(tmp_path, cache_dir, how):

@@ -104,6 +104,7 @@ def test_last_failed_reruns_the_failed_gate_and_names_lf_for_the_game_it_left_ou
             in again.stdout), again.stdout[-3000:]
 
 
+@pytest.mark.slow
 def test_a_plugin_that_reorders_items_leaves_the_verdict_as_it_was(project):
     """pytest-randomly shuffles the game items; the sequential gate still looks at the cases in the
     plan's order, so every seed gets the unshuffled run's verdict, after as many games."""
