@@ -474,3 +474,14 @@ def test_the_load_benchmark_runs_as_documented_and_checks_the_store():
     )
     assert result["move_ms_excluding_model"]["p95"] >= result["move_ms_excluding_model"]["p50"] > 0
     assert result["server_cpu_ms_per_request"] > 0
+
+
+def test_the_profile_benchmark_splits_a_requests_cpu():
+    """benchmarks/arena_profile.py at a tiny size: the shares it prints add up and the replay ran."""
+    script = Path(bench.__file__).with_name("arena_profile.py")
+    done = subprocess.run([sys.executable, str(script), "--games", "3"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    shares = [result[k] for k in result if k.startswith("share_")]
+    assert len(shares) == 3 and all(0 < s < 1 for s in shares) and sum(shares) == pytest.approx(1, abs=0.01)
+    assert result["moves_replayed"] > 0 and result["person_moves"] > 0 and result["process_cpu_ms_per_request"] > 0
