@@ -28,11 +28,11 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arena_load import GAMES, Person  # noqa: E402  (the load benchmark's scripted person)
+from arena_load import FAST_OPTIONS, GAMES, Person  # noqa: E402  (the load benchmark's scripted person)
 
 from pytest_gameeval.arena.serve import Settings, build  # noqa: E402
 
-SHORT = {"max_rounds": "3", "max_questions": "3"}  # arena_load's short games
+SHORT = dict(option.split("=", 1) for option in FAST_OPTIONS[1::2])  # arena_load's short games, from its -T options
 
 
 def cumulative(stats: pstats.Stats, path_part: str, function: str) -> tuple[float, int]:
