@@ -178,7 +178,10 @@ class ModelSeat(Player):
             return stored
         started = time.perf_counter()
         try:
-            reply = await asyncio.wait_for(self.player.act(ctx), self.timeout)
+            # asyncio.timeout runs the call in this task (wait_for makes a task of it on 3.11), so the model's
+            # time is inside the request's in a profile (benchmarks/arena_profile.py)
+            async with asyncio.timeout(self.timeout):
+                reply = await self.player.act(ctx)
         except TimeoutError:
             raise ModelFailed(f"the model did not answer within {self.timeout:g} s") from None
         except Exception as e:  # the provider refused (e.g. a 404 from a wrong base URL): its first line

@@ -115,6 +115,35 @@ def test_a_failed_model_call_keeps_the_session_and_the_persons_move(tmp_path):
     assert store.get(session.id).history[0].text == "A place with shelves."
 
 
+class SilentModel(FakePlayer):
+    """A model that never answers: its call waits on an event nobody sets, until the arena's bound
+    cancels it."""
+
+    def __init__(self):
+        super().__init__(lambda ctx: None, label="silent")
+        self.cancelled = False
+
+    async def act(self, ctx):
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+
+
+def test_a_model_that_never_answers_is_cut_at_the_bound_and_nothing_of_its_turn_is_stored(tmp_path):
+    spec = get_spec("taboo")
+    store = _store(tmp_path)
+    session = new_session(spec, "m", None)
+    store.create(session)
+    silent = SilentModel()
+    with pytest.raises(ModelFailed, match=r"^the model did not answer within 0.5 s$"):
+        asyncio.run(advance(spec, store.get(session.id), store, silent, "A place with shelves.", timeout=0.5))
+    assert silent.cancelled  # the call was cancelled, not left running
+    kept = store.get(session.id)
+    assert kept.status == LIVE and [m.text for m in kept.history] == ["A place with shelves."]
+
+
 def test_the_persons_text_is_quoted_as_theirs_and_never_the_hosts(tmp_path):
     spec = get_spec("taboo")
     store = _store(tmp_path)
