@@ -23,6 +23,7 @@ from conftest import FakePlayer
 from pytest_gameeval.arena.live import ModelFailed, MoveConflict, advance, new_session
 from pytest_gameeval.arena.store import FINISHED, LIVE, Store
 from pytest_gameeval.engine.events import REFEREE_ONLY
+from pytest_gameeval.engine.player import Player
 from pytest_gameeval.games.arena.rules import CLASSIFY, RETRO, USER
 from pytest_gameeval.games.registry import get_spec
 from pytest_gameeval.inspect_ext.scorer import mean_metric_name
@@ -115,12 +116,13 @@ def test_a_failed_model_call_keeps_the_session_and_the_persons_move(tmp_path):
     assert store.get(session.id).history[0].text == "A place with shelves."
 
 
-class SilentModel(FakePlayer):
+class SilentModel(Player):
     """A model that never answers: its call waits on an event nobody sets, until the arena's bound
     cancels it."""
 
+    label = "silent"
+
     def __init__(self):
-        super().__init__(lambda ctx: None, label="silent")
         self.cancelled = False
 
     async def act(self, ctx):
