@@ -37,13 +37,16 @@ for _ in $(seq "$hogs"); do
   hog_pids+=($!)
 done
 
+take_ctrl_c='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])'
 failed_runs=0
 for i in $(seq "$runs"); do
   seed=$(python -c "import random; print(random.randrange(2**32))")
   log="$out/run-$i-seed-$seed.log"
   start=$(date +%s)
-  # in the background, so that a signal to the hunt is handled at once (bash runs traps between commands)
-  python -m pytest "${args[@]}" -p randomly --randomly-seed="$seed" -q -rfE >"$log" 2>&1 &
+  # in the background, so that a signal to the hunt is handled at once (bash runs traps between commands);
+  # a background job of a script inherits SIGINT ignored, so the run takes it again first: its tests'
+  # Ctrl-C then behaves as in a run from a terminal or CI's (.ci/run runs it in the foreground)
+  python -c "$take_ctrl_c" python -m pytest "${args[@]}" -p randomly --randomly-seed="$seed" -q -rfE >"$log" 2>&1 &
   run_pid=$!
   wait "$run_pid"
   status=$?

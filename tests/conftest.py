@@ -1,5 +1,5 @@
-"""What the tests share: one fake player (a seat no model plays), a game with every seat one, and the
-benchmarks' loopback OpenAI-compatible server started for a test.
+"""What the tests share: one fake player (a seat no model plays), a game with every seat one, the
+benchmarks' loopback OpenAI-compatible server started for a test, and a command a test can Ctrl-C.
 
 Test modules import them as `from conftest import FakePlayer, play_all_fake` (pytest puts this folder on the path
 when it loads this file)."""
@@ -91,6 +91,19 @@ def play_all_fake(spec: Any, row: Any, epoch: int, options: Any, answer: Answer)
         return players[seat.name]
 
     return asyncio.run(play_case(spec, row, epoch, options, bind)), players
+
+
+# A process started in the background by a non-interactive shell (`pytest ... &` in a script, as in
+# scripts/flake_hunt.sh) inherits SIGINT ignored, and so does every child: a test's Ctrl-C to its inner
+# run was then lost and the run played to its end (issue 67's slow hunt). The child takes SIGINT again
+# before it becomes the command, without preexec_fn (not safe beside a worker's threads).
+_TAKE_CTRL_C = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                "os.execv(sys.argv[1], sys.argv[1:])")
+
+
+def ctrl_c_able(argv: list[str]) -> list[str]:
+    """`argv` run so that SIGINT reaches it as Ctrl-C would, however this test session was started."""
+    return [sys.executable, "-c", _TAKE_CTRL_C, *argv]
 
 
 LOOPBACK = Path(__file__).resolve().parents[1] / "benchmarks" / "loopback_openai.py"

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ctrl_c_able
 from inspect_ai import Epochs
 from inspect_ai import eval as inspect_eval
 
@@ -79,8 +80,8 @@ def test_a_rate_reduced_over_epochs_keeps_its_interval_within_0_and_1(tmp_path, 
 @pytest.mark.slow  # the inspect CLI's start and 20 games in flight (~20-40 s on 2 busy cores)
 def test_ctrl_c_stops_an_eval_without_span_warnings(tmp_path):
     proc = subprocess.Popen(
-        [str(BIN / "inspect"), "eval", "tasks/askguess.py", "--model", "gameeval/scripted", "-M", "latency=0.3",
-         "--limit", "20", "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
+        ctrl_c_able([str(BIN / "inspect"), "eval", "tasks/askguess.py", "--model", "gameeval/scripted",
+                     "-M", "latency=0.3", "--limit", "20", "--log-dir", str(tmp_path / "logs"), "--display", "plain"]),
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "GAMEEVAL_PROGRESS_SECONDS": "1"})
     assert proc.stdout is not None

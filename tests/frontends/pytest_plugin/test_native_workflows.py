@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ctrl_c_able
 
 INI = """[tool.pytest.ini_options]
 gameeval_model = "gameeval/scripted"
@@ -70,7 +71,7 @@ def test_a_users_folder_named_gameeval_runs_its_own_tests(project):
 def interrupt_once_journalled(cwd: Path, journal: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """A run cut by Ctrl-C as soon as its first game is journalled (the event, whatever the load)."""
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *args]
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    proc = subprocess.Popen(ctrl_c_able(argv), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "GAMEEVAL_PROGRESS_SECONDS": "0"})
     deadline = time.monotonic() + 240
     while proc.poll() is None and time.monotonic() < deadline and not (journal.exists() and journal.read_text()):
