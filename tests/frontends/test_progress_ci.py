@@ -54,6 +54,7 @@ def test_inspect_eval_prints_progress_lines_on_stderr(tmp_path):
     assert any(re.search(r"; in play: \S+ round \d+, turn \d+", m[6]) for m in found), text[-3000:]
 
 
+@pytest.mark.slow  # a plugin run long enough for progress lines (~11 s on 2 busy cores)
 def test_the_plugin_prints_progress_lines_in_one_process(tmp_path):
     text = run_without_terminal([str(BIN / "pytest"), "--gameeval-only", "-p", "no:cacheprovider",
                                  "--gameeval-model=gameeval/scripted/random", "--gameeval-model-arg", "latency=0.2",

@@ -70,6 +70,7 @@ def test_a_gate_item_left_out_leaves_every_selected_case_played(project, leave_o
         in done.stdout
 
 
+@pytest.mark.slow  # two gated runs (~9 s on 2 busy cores)
 def test_the_verdict_line_says_how_many_cases_were_deselected(project):
     done = run(project, *GATED, "-p", "no:cacheprovider", "--gameeval-games", "askguess", "-k", "not baby", "-rA")
     assert done.returncode in (0, 1), done.stdout[-3000:]

@@ -40,6 +40,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow  # several pytest runs in a user's project (~13 s on 2 busy cores)
 def test_a_pasted_id_or_path_of_the_users_tests_plays_no_game(project):
     for args in (["tests/test_mine.py::test_one"], ["tests/test_mine.py"], ["tests"]):
         done = run(project, *args)

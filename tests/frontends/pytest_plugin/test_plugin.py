@@ -230,6 +230,7 @@ def test_a_noise_level_difference_passes_the_gate(pytester):
     assert gate["result"] in ("same", "undecided", "better") and gate["paired"] is False  # other seeds: other games
 
 
+@pytest.mark.slow  # two gated runs (~9 s on 2 busy cores)
 def test_the_gate_run_both_ways_is_never_worse_both_ways(pytester, baseline):
     """Issue 25: each of two models 'regressed' against the other. Oracle and random questioners
     gated against each other: exactly one direction is worse, and the other says better."""
@@ -391,6 +392,7 @@ def test_xdist_merges_workers_into_one_report_equal_to_a_single_process_run(pyte
     assert cases_without_timing(one) == cases_without_timing(two)
 
 
+@pytest.mark.slow  # a plugin run of real games (~8 s on 2 busy cores)
 def test_inspects_own_deprecation_warning_does_not_reach_the_users_summary(pytester, monkeypatch):
     """inspect's retry policy hands tenacity a deprecated argument on every call through its
     OpenAI-compatible provider: in a user's project (no filter of ours in their ini) that was one
@@ -416,6 +418,7 @@ def test_inspects_own_deprecation_warning_does_not_reach_the_users_summary(pytes
     assert "'initial' parameter is deprecated" not in result.stdout.str()
 
 
+@pytest.mark.slow  # a pytest run in a subprocess (~8 s on 2 busy cores)
 def test_a_users_run_shows_no_warning_from_the_plugin(tmp_path):
     """The plugin's modules are imported by pytest itself: importing them first from the entry
     module made pytest warn 'Module already imported so cannot be rewritten' in every run."""

@@ -57,6 +57,7 @@ def test_kill_then_resume_plays_only_the_missing_games(tmp_path):
     assert not list((tmp_path / "out").glob("*.journal-*"))  # the complete report clears the journal
 
 
+@pytest.mark.slow  # two plugin runs of real games (~16 s on 2 busy cores)
 def test_without_resume_a_new_run_starts_fresh(tmp_path):
     (tmp_path / "conftest.py").write_text("")
     out = tmp_path / "out"
