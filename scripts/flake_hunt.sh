@@ -75,7 +75,7 @@ stop_hunt() {
       report_run "$i" "$seed" "$status" $(( $(date +%s) - start )) "$log"
     fi
   fi
-  echo "flake_hunt: stopped in run $i of $runs (logs and runs.jsonl in $out/)"
+  echo "flake_hunt: stopped in run ${i:-0} of $runs (logs and runs.jsonl in $out/)"
   exit 130
 }
 trap 'stop_hunt 10' INT
