@@ -56,6 +56,12 @@ with open(path, "a") as f:
 EOF
 }
 
+# polls (once a second, at most $1 s) for the run in flight to end; true once it has
+run_ended_within() {
+  for _ in $(seq "$1"); do kill -0 "$run_pid" 2>/dev/null || return 0; sleep 1; done
+  ! kill -0 "$run_pid" 2>/dev/null
+}
+
 # Stopping the hunt (SIGTERM; SIGINT where the shell could trap it) stops the run in flight as Ctrl-C
 # would, so that pytest prints its short summary and the failures seen so far keep their names and
 # seed; a run still going 60 s later is killed by the EXIT trap. A terminal's Ctrl-C reaches the run
@@ -65,10 +71,8 @@ stop_hunt() {
   local grace=$1
   trap '' INT TERM
   if [ -n "$run_pid" ]; then
-    for _ in $(seq "$grace"); do kill -0 "$run_pid" 2>/dev/null || break; sleep 1; done
-    kill -INT "$run_pid" 2>/dev/null
-    for _ in $(seq 60); do kill -0 "$run_pid" 2>/dev/null || break; sleep 1; done
-    if ! kill -0 "$run_pid" 2>/dev/null; then
+    run_ended_within "$grace" || kill -INT "$run_pid" 2>/dev/null
+    if run_ended_within 60; then
       wait "$run_pid"
       status=$?
       run_pid=

@@ -19,11 +19,17 @@ ROOT = Path(__file__).resolve().parents[1]
 pytest.importorskip("pytest_randomly")  # the dev extra installs it
 
 
-def hunt(tmp_path: Path, runs: int, test_file: Path) -> subprocess.CompletedProcess[str]:
+def hunt_command(tmp_path: Path, runs: int, *pytest_args: str) -> tuple[list[str], dict[str, str]]:
+    """The script's argv and environment: its logs under tmp_path/out, one hog, this venv's python."""
     env = {**os.environ, "OUT": str(tmp_path / "out"), "HOGS": "1",
            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    return subprocess.run(["bash", str(ROOT / "scripts" / "flake_hunt.sh"), str(runs), "--", str(test_file),
-                           "-p", "no:cacheprovider"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    argv = ["bash", str(ROOT / "scripts" / "flake_hunt.sh"), str(runs), "--", *pytest_args, "-p", "no:cacheprovider"]
+    return argv, env
+
+
+def hunt(tmp_path: Path, runs: int, test_file: Path) -> subprocess.CompletedProcess[str]:
+    argv, env = hunt_command(tmp_path, runs, str(test_file))
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.slow  # two short pytest runs beside a hog (~40 s on 2 busy cores)
@@ -57,15 +63,13 @@ def test_a_stopped_hunt_names_the_failures_of_its_run_in_flight(tmp_path, stop):
     (tmp_path / "test_broken.py").write_text("def test_broken():\n    assert False\n")
     # on the other worker (--dist loadfile), a test that outlives the failure
     (tmp_path / "test_block.py").write_text(
-        "import os, pathlib, time\n\ndef test_block():\n"
+        "import time\n\ndef test_block():\n"
         "    deadline = time.monotonic() + 300\n"
         "    while time.monotonic() < deadline:  # until the hunt stops this run\n"
         "        time.sleep(0.05)\n")
     out = tmp_path / "out"
-    env = {**os.environ, "OUT": str(out), "HOGS": "1",
-           "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    argv = ["bash", str(ROOT / "scripts" / "flake_hunt.sh"), "3", "--", str(tmp_path / "test_broken.py"),
-            str(tmp_path / "test_block.py"), "-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider"]
+    argv, env = hunt_command(tmp_path, 3, str(tmp_path / "test_broken.py"), str(tmp_path / "test_block.py"),
+                             "-n", "2", "--dist", "loadfile")
     if stop != "sigterm":  # in the foreground of a terminal, whose ^C reaches the whole process group
         argv = ["script", "-qfec", shlex.join(argv), "/dev/null"]
     hunt_run = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
